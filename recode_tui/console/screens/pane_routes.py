@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from textual.widgets import TabbedContent
+from textual.widget import AwaitMount
+from textual.widgets import TabbedContent, TabPane
 
 from agent.runtime import events as ev
 from recode_tui.console.controllers.llm_control import LLMControl
@@ -185,9 +186,21 @@ class PaneRoutes(RunScreen):
 
     def show_prompt(self, title: str, prompt: str) -> None:
         self.shown_prompt = (title, prompt)
-        view = self.query_one_optional(PromptView)  # absent for a moment after start (lazy)
+        view = self.query_one_optional(PromptView)
         if view is not None:
             view.show(title, prompt)
+        else:
+            self.make_prompt_view()  # it shows `shown_prompt` as it mounts
+
+    def make_prompt_view(self) -> AwaitMount | None:
+        """The prompt's pane, made at the run's first prompt or the first show of its tab, whichever
+        comes first: a run a person answers starts on the observation, and many are looked at and
+        closed before any prompt (the pane and its text area cost a twelfth of a start). A model's
+        run starts on the prompt's tab: its pane is there from the start (behind a `Lazy`)."""
+        tab = self.query_one_optional("#tab-prompt", TabPane)
+        if tab is None or tab.children:  # made already, or still behind its `Lazy`
+            return None
+        return tab.mount(PromptView(id="prompt"))
 
     def on_show_prompt(self, message: ShowPrompt) -> None:
         self.show_prompt(message.title, message.prompt)
