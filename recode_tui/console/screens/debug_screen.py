@@ -148,9 +148,8 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
                 yield ObservationView(id="observation")
             with TabPane("e Expansion", id="tab-expand"):  # the review bar joins it at the first proposal
                 yield AnswerEditor(self.drafts, id="answer")
-            # A person answering starts on the observation: the prompt's pane is made at the first prompt
-            # or when its tab first shows (`make_prompt_view`). A model's run starts on it: mounted just
-            # after the first paint.
+            # A person answering starts on the observation: the prompt's pane is made when its tab first
+            # shows (`make_prompt_view`). A model's run starts on it: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
                 if not self.debugger.human:
                     yield Lazy(PromptView(id="prompt"))
@@ -351,13 +350,14 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
     async def make_tab_pane(self, tab: str) -> None:
         """The pane of a tab made the first time the tab shows: most runs never open these.
         The breakpoint list (its table and box cost a twentieth of each start) reads the breakpoints
-        as they are then; the prompt's pane (unless a prompt made it already) shows the prompt on show."""
+        as they are then; the prompt's pane is made, or brought up to the prompt on show (hidden, it is not
+        kept up to date)."""
         if tab == "tab-breakpoints":
             pane = self.query_one("#tab-breakpoints", TabPane)
             if not pane.query(BreakpointsPane):
                 await pane.mount(BreakpointsPane(self.debugger, id="breakpoints"))
         elif tab == "tab-prompt":
-            made = self.make_prompt_view()
+            made = self.refresh_prompt_view()
             if made is not None:
                 await made
 
