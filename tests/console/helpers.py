@@ -306,10 +306,12 @@ def post_keys(app: App, *keys: str) -> None:
 
 async def queues_drained(app: App) -> None:
     """Wait until the app and every widget of its screen have handled the messages queued so far (a
-    call queued behind them on each runs last), without drawing a frame: what a stop or a key posted
-    (the editor's focus, the key line, a pane's request) is handled. `pilot.pause` also waits for the
-    process to go idle, and Textual draws the frames pending by then."""
-    pending = [node for node in (app, *app.screen.walk_children(with_self=True))]
+    call queued behind them on each runs last; a widget with none queued has nothing to
+    wait for, and gets no call), without drawing a frame: what a stop or a key posted (the editor's focus,
+    the key line, a pane's request) is handled. `pilot.pause` also waits for the process to go idle, and
+    Textual draws the frames pending by then."""
+    screen = app.screen  # the app and the screen always: they run what is queued for after a refresh
+    pending = [app, screen, *(node for node in screen.walk_children() if node.message_queue_size)]
     left = len(pending)
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 

@@ -33,7 +33,7 @@ async def test_a_posted_request_reaches_its_pane() -> None:
         await page.step("continue")
         screen = page.screen
         screen.post_message(ShowPrompt("Prompt of a request", "the text the controller asked for"))
-        await page.press("r")  # handled in the order posted: the prompt, then the key
+        await page.press("escape", "r")  # handled in the order posted: the prompt, then the keys (editor, tab)
         assert page.app.query_one("#prompt-text", TextArea).text == "the text the controller asked for"
         assert screen.shown_prompt == ("Prompt of a request", "the text the controller asked for")
 

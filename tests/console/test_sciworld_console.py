@@ -9,6 +9,7 @@ import pytest
 
 from envs.sciworld import simulator as simulator_module
 from recode_tui.console.app import RecodeApp
+from recode_tui.console.screens.debug_screen import DebugScreen
 from recode_tui.commands.cli import console_app
 from recode_tui.commands.parser import build_parser
 from recode_tui.console.widgets.status_bar import StatusBar
@@ -39,7 +40,16 @@ async def test_the_jvm_starts_after_the_first_frame_and_off_the_event_loop(tmp_p
     simulator_module._shared = fresh  # kept as the process's afterwards: the next test needs no JVM start of its own
     painted: list[bool] = []
     starts: list[tuple[bool, bool]] = []  # (painted before the start?, on the event loop's thread?)
-    monkeypatch.setattr(RecodeApp, "on_ready", lambda self: painted.append(True), raising=False)
+    mount = DebugScreen.on_mount
+
+    def mount_noting_the_first_frame(self: DebugScreen) -> None:
+        # Textual runs the calls queued with `call_after_refresh` once the screen is drawn, in order: this one
+        # comes before the run's start the screen queues as it mounts. A signal set with the frame, where
+        # the app's `Ready` message raced the JVM's start thread (handled whenever the loop gets to it).
+        self.call_after_refresh(painted.append, True)
+        mount(self)
+
+    monkeypatch.setattr(DebugScreen, "on_mount", mount_noting_the_first_frame)
     real_start = fresh._start
 
     def start():

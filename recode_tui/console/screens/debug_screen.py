@@ -148,9 +148,11 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
                 yield ObservationView(id="observation")
             with TabPane("e Expansion", id="tab-expand"):  # the review bar joins it at the first proposal
                 yield AnswerEditor(self.drafts, id="answer")
-            # Hidden at first: mounted just after the first paint.
+            # A person answering starts on the observation: the prompt's pane is made when its tab first
+            # shows (`make_prompt_view`). A model's run starts on it: mounted just after the first paint.
             with TabPane("r Prompt", id="tab-prompt"):
-                yield Lazy(PromptView(id="prompt"))
+                if not self.debugger.human:
+                    yield Lazy(PromptView(id="prompt"))
             if self.agent.traits.view_title:  # the agent's own view; ReCode has none (its tree is its state)
                 with TabPane(f"a {self.agent.traits.view_title}", id="tab-agent"):
                     yield AgentViewPane(id="agent-view")
@@ -337,21 +339,27 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         self.driver.submit(message.text)
 
     async def action_show_tab(self, tab: str) -> None:
-        if tab == "tab-breakpoints":
-            await self.make_breakpoints_pane()  # before the tab shows, so its table takes the focus
+        await self.make_tab_pane(tab)  # before the tab shows, so its pane takes the focus
         self.pane_view.show_tab(tab)
 
     @on(TabbedContent.TabActivated, "#bottom")
     async def tab_shown(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id == "tab-breakpoints":  # a click on its title
-            await self.make_breakpoints_pane()
+        if event.pane.id is not None:  # a click on its title
+            await self.make_tab_pane(event.pane.id)
 
-    async def make_breakpoints_pane(self) -> None:
-        """The breakpoint list, made the first time its tab shows: most runs never open it, and its
-        table and box cost a twentieth of each start. It reads the breakpoints as they are then."""
-        tab = self.query_one("#tab-breakpoints", TabPane)
-        if not tab.query(BreakpointsPane):
-            await tab.mount(BreakpointsPane(self.debugger, id="breakpoints"))
+    async def make_tab_pane(self, tab: str) -> None:
+        """The pane of a tab made the first time the tab shows: most runs never open these.
+        The breakpoint list (its table and box cost a twentieth of each start) reads the breakpoints
+        as they are then; the prompt's pane is made, or brought up to the prompt on show (hidden, it is not
+        kept up to date)."""
+        if tab == "tab-breakpoints":
+            pane = self.query_one("#tab-breakpoints", TabPane)
+            if not pane.query(BreakpointsPane):
+                await pane.mount(BreakpointsPane(self.debugger, id="breakpoints"))
+        elif tab == "tab-prompt":
+            made = self.refresh_prompt_view()
+            if made is not None:
+                await made
 
     async def action_workspace(self) -> None:
         from recode_tui.console.workspace.launch import open_workspace

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from textual.widgets import TabbedContent
+from textual.widget import AwaitMount
+from textual.widgets import TabbedContent, TabPane
 
 from agent.runtime import events as ev
 from recode_tui.console.controllers.llm_control import LLMControl
@@ -184,10 +185,31 @@ class PaneRoutes(RunScreen):
             bar.set_activity(text)
 
     def show_prompt(self, title: str, prompt: str) -> None:
+        """The prompt the Prompt tab shows: put in its pane now if the tab is on show, else when it
+        next shows (`refresh_prompt_view`): a run a person answers asks at each stub, and a prompt is
+        long (loading it into the text area cost more than the rest of the stop's panes)."""
         self.shown_prompt = (title, prompt)
-        view = self.query_one_optional(PromptView)  # absent for a moment after start (lazy)
-        if view is not None:
-            view.show(title, prompt)
+        if self.query_one(TabbedContent).active == "tab-prompt":
+            self.refresh_prompt_view()
+
+    def refresh_prompt_view(self) -> AwaitMount | None:
+        """The prompt's pane shows `shown_prompt`: made now if it is not yet (it shows it as it mounts)."""
+        view = self.query_one_optional(PromptView)
+        if view is None:
+            return self.make_prompt_view()
+        if self.shown_prompt is not None:
+            view.show(*self.shown_prompt)
+        return None
+
+    def make_prompt_view(self) -> AwaitMount | None:
+        """The prompt's pane, made at the first show of its tab: a run a person answers starts on the
+        observation, and most are answered without a look at the prompt (the pane and its text area cost
+        a twelfth of a start). A model's run starts on the prompt's tab: its pane is there from the start
+        (behind a `Lazy`)."""
+        tab = self.query_one_optional("#tab-prompt", TabPane)
+        if tab is None or tab.children:  # made already, or still behind its `Lazy`
+            return None
+        return tab.mount(PromptView(id="prompt"))
 
     def on_show_prompt(self, message: ShowPrompt) -> None:
         self.show_prompt(message.title, message.prompt)

@@ -41,22 +41,28 @@ class PromptView(Vertical):
     search_name = "Prompt"
 
     def compose(self) -> ComposeResult:
-        yield Static("No prompt yet: a prompt appears when a stub is expanded.", id="prompt-title")
-        yield PromptText("", id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
+        """Made with the prompt its run's screen shows (the pane is made when first needed, see
+        `PaneRoutes.make_prompt_view`), or none yet."""
+        screen = self.screen
+        on_show = screen.shown_prompt if isinstance(screen, RunScreen) else None
+        if on_show is None:
+            yield Static("No prompt yet: a prompt appears when a stub is expanded.", id="prompt-title")
+            prompt = ""
+        else:
+            title, prompt = on_show
+            yield Static(shown(title), id="prompt-title")  # it names the stub: model code
+        yield PromptText(prompt, id="prompt-text", read_only=True, soft_wrap=True, show_line_numbers=True)
 
     def take_focus(self) -> bool:
         """`r`: the prompt's text takes the focus, to scroll, select and search it."""
         self.query_one("#prompt-text", TextArea).focus()
         return True
 
-    def on_mount(self) -> None:
-        screen = self.screen
-        shown = screen.shown_prompt if isinstance(screen, RunScreen) else None  # what the run's screen shows
-        if shown is not None:
-            self.show(*shown)
-
     def show(self, title: str, prompt: str) -> None:
-        title_line, title_text = self.query_one("#prompt-title", Static), shown(title)  # it names the stub: model code
+        title_line = self.query_one_optional("#prompt-title", Static)
+        if title_line is None:
+            return  # not composed yet: its compose shows the screen's prompt, this one
+        title_text = shown(title)  # it names the stub: model code
         if title_line.content != title_text:  # the same title again (each stop shows it): no re-layout
             title_line.update(title_text)
         area = self.query_one("#prompt-text", TextArea)
