@@ -161,6 +161,15 @@ def deselects_every_test_marked(expression: str, marks: set[str]) -> bool:
     return True
 
 
+def pytest_collection_modifyitems(config, items: list) -> None:
+    """The modules with heavy tests run first, each module's tests in their own order, the rest after them in
+    theirs. Why: `--dist loadfile` hands modules to the workers in this order, and the heavy ones are the long
+    ones (a Ray module ~1 min, the JVM and eval ones 10-30 s): started last, one of them ran on after the other
+    workers had finished; the short console modules now fill the end instead."""
+    heavy = {item.path for item in items if item.get_closest_marker("heavy") is not None}
+    items.sort(key=lambda item: item.path not in heavy)  # stable: each group keeps its order
+
+
 def pytest_collection_finish(session) -> None:
     """Once the tests are collected, the objects alive now (imported modules, ALFWorld's tables, the collected
     items) stay alive to the end: moved out of the collector's sight, and with collections spaced wider, the
