@@ -26,6 +26,10 @@ from envs.base import EnvError
 from envs.sciworld import class_archive
 
 T = TypeVar("T")
+# Held while a JVM starts: JAVA_TOOL_OPTIONS is the process's, set for one start and put back after it. Two
+# starts at once (two threads) would each read the other's options as the person's own, and the later one would
+# put those back for good (a class archive's options then turn the archive off for every later start).
+_JAVA_START = threading.Lock()
 
 DEFAULT_HEAP_MB = 640  # measured: keeps a worker's JVM near 500 MB resident
 RESTART = "a new one starts with the next episode"
@@ -68,30 +72,31 @@ class Simulator:
         except ImportError as exc:  # pragma: no cover - a dependency of the project
             raise SimulatorError("ScienceWorld is not installed: pip install scienceworld") from exc
         logging.getLogger("py4j").setLevel(logging.CRITICAL)  # a dead JVM is reported here in one line
-        saved = os.environ.get("JAVA_TOOL_OPTIONS")
-        options = saved or ""
-        if "-Xmx" not in options:
-            options = f"{options} -Xmx{self.heap_mb}m".strip()
-        use = class_archive.plan(saved)
-        try:
+        with _JAVA_START:  # one start at a time: each sets JAVA_TOOL_OPTIONS around its JVM's start
+            saved = os.environ.get("JAVA_TOOL_OPTIONS")
+            options = saved or ""
+            if "-Xmx" not in options:
+                options = f"{options} -Xmx{self.heap_mb}m".strip()
+            use = class_archive.plan(saved)
             try:
-                wrapper = self._launch(ScienceWorldEnv, f"{options} {use.options}".strip())
-            except SimulatorError as exc:
-                if not use.options or str(exc) == JAVA_HINT:
-                    raise
-                class_archive.give_up(use)
-                wrapper = self._launch(ScienceWorldEnv, options)
-                self.notes.append(ARCHIVE_NOTE if use.writing is None else NO_ARCHIVE_NOTE)
-                use = class_archive.ArchiveUse("")
-        finally:
-            if saved is None:
-                os.environ.pop("JAVA_TOOL_OPTIONS", None)
-            else:
-                os.environ["JAVA_TOOL_OPTIONS"] = saved
-        if use.dropped or class_archive.refused(use):
-            self.notes.append(ARCHIVE_NOTE)
-        self._archive = use
-        return wrapper
+                try:
+                    wrapper = self._launch(ScienceWorldEnv, f"{options} {use.options}".strip())
+                except SimulatorError as exc:
+                    if not use.options or str(exc) == JAVA_HINT:
+                        raise
+                    class_archive.give_up(use)
+                    wrapper = self._launch(ScienceWorldEnv, options)
+                    self.notes.append(ARCHIVE_NOTE if use.writing is None else NO_ARCHIVE_NOTE)
+                    use = class_archive.ArchiveUse("")
+            finally:
+                if saved is None:
+                    os.environ.pop("JAVA_TOOL_OPTIONS", None)
+                else:
+                    os.environ["JAVA_TOOL_OPTIONS"] = saved
+            if use.dropped or class_archive.refused(use):
+                self.notes.append(ARCHIVE_NOTE)
+            self._archive = use
+            return wrapper
 
     def _launch(self, wrapper_class: Any, java_options: str) -> Any:
         os.environ["JAVA_TOOL_OPTIONS"] = java_options
