@@ -44,8 +44,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
                             "in every process (eval's workers too), before any setting exists"),
     "envs/alfworld/gamefile.py": (2, "ALFWORLD_DATA as the alfworld library sets it on import: put back as "
                                      "it was, the library's own variable"),
-    "envs/sciworld/simulator.py": (4, "JAVA_TOOL_OPTIONS for the child JVM's heap, set around its start and "
-                                      "put back"),
+    "envs/sciworld/simulator.py": (1, "JAVA_TOOL_OPTIONS, a person's own Java options, read to leave them "
+                                      "alone (the JVM reads them itself; ours go on its command line)"),
     "envs/sciworld/derive_limits.py": (2, "JAVA_TOOL_OPTIONS for the child JVM of a maintainer's script"),
     "recode_tui/setup/env_workers.py": (1, "an environment worker's process environment (PATH, PYTHONPATH, the "
                                            "plug-ins): what a child needs to start"),

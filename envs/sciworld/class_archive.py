@@ -27,17 +27,21 @@ STALE_S = 600.0  # a file still being written after this long was left by a proc
 DYNAMIC_MAGIC = (0xF00BABA8).to_bytes(4, "little")  # the first bytes of a JDK dynamic archive (x86-64, arm64)
 MAPPED = "Mapped dynamic region"  # what JDK 17 logs (cds, info) for each part of the archive it maps
 REFUSED = ("Unable to", "mismatch")  # ... and for an archive it will not use (after mapping, on a mismatch)
-# Warnings go to stderr, not to stdout, where py4j reads the JVM's port; the archive's own to a file we read.
-# A JVM that crashes on a damaged archive writes its report beside it, not in the scienceworld package.
-_LOGGING = ("-Xlog:disable -Xlog:all=warning:stderr -Xlog:cds=info,cds+dynamic=warning:file={log}::filecount=0 "
-            "-XX:ErrorFile={folder}/hs_err_pid%p.log")
+
+
+def _logging(log: Path, folder: Path) -> tuple[str, ...]:
+    """Warnings to stderr, not to stdout, where py4j reads the JVM's port; the archive's own to `log`, which
+    `refused` reads. A JVM that crashes on a damaged archive writes its report in `folder`, not in the
+    scienceworld package."""
+    return ("-Xlog:disable", "-Xlog:all=warning:stderr", f"-Xlog:cds=info,cds+dynamic=warning:file={log}::filecount=0",
+            f"-XX:ErrorFile={folder}/hs_err_pid%p.log")
 
 
 @dataclass(frozen=True)
 class ArchiveUse:
     """The Java options for one JVM start, and what to do with the files once it has started or exited."""
 
-    options: str  # to add to JAVA_TOOL_OPTIONS ("" when no archive is used)
+    options: tuple[str, ...] = ()  # for the JVM's command line (none when no archive is used)
     archive: Path | None = None  # the archive this JVM maps, or the one it writes (None: no archive is used)
     writing: Path | None = None  # the file this JVM writes its archive to at a normal exit (None: it maps one)
     log: Path | None = None  # where this JVM logs a refused archive
@@ -70,24 +74,23 @@ def _key() -> str:
 def plan(java_options: str | None) -> ArchiveUse:
     """How the next JVM uses the archive: maps it when it is there, else writes it at its normal exit."""
     if java_options and any(word in java_options for word in PERSONS_OWN):
-        return ArchiveUse("")
+        return ArchiveUse()
     try:
         archive = archive_file()
         archive.parent.mkdir(parents=True, exist_ok=True)
     except (OSError, ImportError):  # no cache folder to write, no ScienceWorld: the JVM starts as without one
-        return ArchiveUse("")
+        return ArchiveUse()
     if archive.with_suffix(".unusable").exists():  # this Java would not start with an archive
-        return ArchiveUse("")
+        return ArchiveUse()
     _forget_stale(archive)
     log = archive.with_name(f"{archive.stem}.{os.getpid()}-{next(_STARTS)}.log")  # one per JVM start
     dropped = archive.is_file() and not is_archive(archive)
     if dropped:
         forget(archive)
     elif archive.is_file():
-        return ArchiveUse(f"{_LOGGING.format(log=log, folder=archive.parent)} -XX:SharedArchiveFile={archive}",
-                          archive=archive, log=log)
+        return ArchiveUse((*_logging(log, archive.parent), f"-XX:SharedArchiveFile={archive}"), archive=archive, log=log)
     writing = archive.with_name(f"{archive.stem}.{os.getpid()}.writing")
-    return ArchiveUse(f"{_LOGGING.format(log=log, folder=archive.parent)} -XX:ArchiveClassesAtExit={writing}",
+    return ArchiveUse((*_logging(log, archive.parent), f"-XX:ArchiveClassesAtExit={writing}"),
                       archive=archive, writing=writing, log=log, dropped=dropped)
 
 

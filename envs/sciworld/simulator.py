@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import logging
 import os
 import threading
@@ -26,9 +27,11 @@ from envs.base import EnvError
 from envs.sciworld import class_archive
 
 T = TypeVar("T")
-# Held while a JVM starts: JAVA_TOOL_OPTIONS is the process's, set for one start and put back after it. Two
-# starts at once (two threads) would each read the other's options as the person's own, and the later one would
-# put those back for good (a class archive's options then turn the archive off for every later start).
+# Held while a JVM starts: its options reach the JVM's command line through scienceworld's module-level
+# `launch_gateway`, bound for that one start (ScienceWorldEnv offers no parameter for them). Why not
+# JAVA_TOOL_OPTIONS: the process's environment is everyone's; a thread that copied it during a start (a
+# subprocess's environment, a test's saved copy put back later) kept a class archive's options for good,
+# which turned the archive off for every later start.
 _JAVA_START = threading.Lock()
 
 DEFAULT_HEAP_MB = 640  # measured: keeps a worker's JVM near 500 MB resident
@@ -54,7 +57,7 @@ class Simulator:
         self._lock = threading.RLock()
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sciworld")
         self.loaded: tuple[str, int, str] | None = None
-        self._archive = class_archive.ArchiveUse("")  # how the running JVM uses ScienceWorld's class archive
+        self._archive = class_archive.ArchiveUse()  # how the running JVM uses ScienceWorld's class archive
         self._at_start = False  # the loaded episode's world is as loaded (no action played since)
 
     # -- life cycle ------------------------------------------------------------
@@ -72,44 +75,43 @@ class Simulator:
         except ImportError as exc:  # pragma: no cover - a dependency of the project
             raise SimulatorError("ScienceWorld is not installed: pip install scienceworld") from exc
         logging.getLogger("py4j").setLevel(logging.CRITICAL)  # a dead JVM is reported here in one line
-        with _JAVA_START:  # one start at a time: each sets JAVA_TOOL_OPTIONS around its JVM's start
-            saved = os.environ.get("JAVA_TOOL_OPTIONS")
-            options = saved or ""
-            if "-Xmx" not in options:
-                options = f"{options} -Xmx{self.heap_mb}m".strip()
-            use = class_archive.plan(saved)
-            try:
-                try:
-                    wrapper = self._launch(ScienceWorldEnv, f"{options} {use.options}".strip())
-                except SimulatorError as exc:
-                    if not use.options or str(exc) == JAVA_HINT:
-                        raise
-                    class_archive.give_up(use)
-                    wrapper = self._launch(ScienceWorldEnv, options)
-                    self.notes.append(ARCHIVE_NOTE if use.writing is None else NO_ARCHIVE_NOTE)
-                    use = class_archive.ArchiveUse("")
-            finally:
-                if saved is None:
-                    os.environ.pop("JAVA_TOOL_OPTIONS", None)
-                else:
-                    os.environ["JAVA_TOOL_OPTIONS"] = saved
-            if use.dropped or class_archive.refused(use):
-                self.notes.append(ARCHIVE_NOTE)
-            self._archive = use
-            return wrapper
-
-    def _launch(self, wrapper_class: Any, java_options: str) -> Any:
-        os.environ["JAVA_TOOL_OPTIONS"] = java_options
-        wrapper = wrapper_class.__new__(wrapper_class)
+        persons = os.environ.get("JAVA_TOOL_OPTIONS")  # a person's own options: the JVM reads them itself
+        use = class_archive.plan(persons)
+        heap = [] if persons and "-Xmx" in persons else [f"-Xmx{self.heap_mb}m"]
         try:
-            wrapper.__init__("", envStepLimit=10**9)  # our Env counts steps itself
-            return wrapper
-        except FileNotFoundError:
-            wrapper.close = lambda: None  # else the half-built wrapper's __del__ prints a traceback
-            raise SimulatorError(JAVA_HINT) from None
-        except Exception as exc:  # noqa: BLE001 - py4j raises plain exceptions when java will not start
-            wrapper.close = lambda: None
-            raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); {JAVA_HINT}") from None
+            wrapper = self._launch(ScienceWorldEnv, [*heap, *use.options])
+        except SimulatorError as exc:
+            if not use.options or str(exc) == JAVA_HINT:
+                raise
+            class_archive.give_up(use)
+            wrapper = self._launch(ScienceWorldEnv, heap)
+            self.notes.append(ARCHIVE_NOTE if use.writing is None else NO_ARCHIVE_NOTE)
+            use = class_archive.ArchiveUse()
+        if use.dropped or class_archive.refused(use):
+            self.notes.append(ARCHIVE_NOTE)
+        self._archive = use
+        return wrapper
+
+    def _launch(self, wrapper_class: Any, java_options: list[str]) -> Any:
+        """ScienceWorld's own constructor, its JVM started with `java_options` on the command line."""
+        import scienceworld.scienceworld as wrapper_module
+        from py4j.java_gateway import launch_gateway
+
+        wrapper = wrapper_class.__new__(wrapper_class)
+        with _JAVA_START:
+            wrapper_module.launch_gateway = functools.partial(launch_gateway, javaopts=java_options)
+            try:
+                wrapper.__init__("", envStepLimit=10**9)  # our Env counts steps itself
+                return wrapper
+            except FileNotFoundError:
+                wrapper.close = lambda: None  # else the half-built wrapper's __del__ prints a traceback
+                raise SimulatorError(JAVA_HINT) from None
+            except Exception as exc:  # noqa: BLE001 - py4j raises plain exceptions when java will not start
+                wrapper.close = lambda: None
+                raise SimulatorError(f"the ScienceWorld simulator did not start ({type(exc).__name__}); "
+                                     f"{JAVA_HINT}") from None
+            finally:
+                wrapper_module.launch_gateway = launch_gateway
 
     def env(self) -> Any:
         """The wrapper object, starting (or restarting) the JVM when needed."""
