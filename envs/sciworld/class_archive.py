@@ -88,7 +88,8 @@ def plan(java_options: str | None) -> ArchiveUse:
     if dropped:
         forget(archive)
     elif archive.is_file():
-        return ArchiveUse((*_logging(log, archive.parent), f"-XX:SharedArchiveFile={archive}"), archive=archive, log=log)
+        return ArchiveUse((*_logging(log, archive.parent), f"-XX:SharedArchiveFile={archive}"),
+                          archive=archive, log=log)
     writing = archive.with_name(f"{archive.stem}.{os.getpid()}.writing")
     return ArchiveUse((*_logging(log, archive.parent), f"-XX:ArchiveClassesAtExit={writing}"),
                       archive=archive, writing=writing, log=log, dropped=dropped)
