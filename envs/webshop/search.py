@@ -131,12 +131,22 @@ class SearchIndex:
         return cls(retriever, size, False, analysis)
 
     def scored(self, query: str, k: int = RETURN_N) -> list[tuple[int, float]]:
-        """(position, BM25 score) of the best `k` documents for `query`, best first, scores above 0."""
+        """(position, BM25 score) of the best `k` documents for `query`, best first, scores above 0.
+
+        Equal scores are ordered by position, as Lucene orders them by document number. Why not bm25s's
+        `retrieve`: its top-k leaves ties in the order numpy's SIMD sort gives, which differs between
+        processors (AVX-512 or not), so a recorded search did not replay on another machine."""
         words = tokens(query, self.analysis)
         if not words or self.size == 0:
             return []
-        docs, scores = self._retriever.retrieve([words], k=min(k, self.size), show_progress=False, n_threads=1)
-        return [(int(d), float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+        import numpy as np
+
+        scores = self._retriever.get_scores(words)
+        k = min(k, self.size)
+        kth = np.partition(scores, self.size - k)[self.size - k]  # the k-th best score
+        candidates = np.flatnonzero(scores >= kth)
+        best = candidates[np.lexsort((candidates, -scores[candidates]))][:k]  # ties: the earlier product first
+        return [(int(d), float(scores[d])) for d in best if scores[d] > 0]
 
     def search(self, query: str, k: int = RETURN_N) -> list[int]:
         """Positions of the best `k` documents for `query`, best first (only those sharing a word with it)."""
