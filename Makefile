@@ -1,6 +1,8 @@
 # Two commands on a fresh clone: `make run` (the console on a bundled game, you as the LLM) and `make test`.
 VENV ?= .venv
-PYTHON ?= python3
+# The interpreter .venv is made with: the fastest Python 3.10+ here (benchmarks/fastest_python.py says why: one
+# build of a version can run the project at half the speed of another). `make PYTHON=... ` chooses by hand.
+PYTHON ?= $$(python3 benchmarks/fastest_python.py)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
@@ -16,7 +18,7 @@ $(STAMP): pyproject.toml
 	@command -v bwrap >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq bubblewrap)); \
 	else echo "note: model code runs only behind bubblewrap's namespaces: install it (sudo apt-get install bubblewrap)"; fi; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -x $(PY) || { python=$(PYTHON); echo "making $(VENV) with $$python"; $$python -m venv $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
