@@ -20,8 +20,8 @@ given input:
 
 `install()` wraps those functions with caches and replaces the deep copy by a
 copy of the two dicts. Observations and admissible commands are identical with
-and without it: `tests/envs/test_speedups.py` plays 30 bundled and 7 real games
-both ways and compares every text (all 200 games were compared once, by hand,
+and without it: `tests/envs/test_speedups.py` plays a sample of bundled and real
+games both ways and compares every text (`benchmarks/check_speedups.py` all 200,
 with `tests/envs/engine_transcript.py`). Set RECODE_ALFWORLD_SPEEDUPS=0 to run
 the engine untouched; `benchmarks/bench_env.py` measures both.
 """

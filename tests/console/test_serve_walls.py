@@ -27,6 +27,10 @@ pytestmark = pytest.mark.heavy  # a server process, and a console process per we
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "s3cret-for-the-walls"
+# A console the server starts plays the toy world (tests/toyenv, the `toy_env` fixture names it for the server's
+# children): the server's walls, not ALFWorld, are the subject, and a console on the toy world starts for a third of
+# the CPU. `--llm human`: the console waits for its user at the first prompt.
+CONSOLE = ("--llm", "human", "--game", "toy:vase-1")
 
 
 def free_port() -> int:
@@ -88,9 +92,9 @@ async def refused_websocket(server: Served, query: str = f"?token={TOKEN}", **he
 
 
 async def test_a_foreign_page_a_foreign_name_or_no_token_get_nothing_and_the_servers_own_page_a_console(
-        served, tmp_path):
+        served, tmp_path, toy_env):
     sessions = tmp_path / "sessions"
-    server = served("--token", TOKEN, "--", "--llm", "demo", "--game", "put-01", "--sessions", str(sessions))
+    server = served("--token", TOKEN, "--", *CONSOLE, "--sessions", str(sessions))
     port = server.port
     # A cross-site websocket: the page of another site, with or without the token.
     assert await refused_websocket(server, Origin="https://evil.example") == 403
@@ -113,7 +117,7 @@ async def test_a_foreign_page_a_foreign_name_or_no_token_get_nothing_and_the_ser
         async with client.ws_connect(f"{server.origin}/ws?token={TOKEN}&width=100&height=30",
                                      headers={"Origin": server.origin}) as console:
             await session_started(console, sessions)  # the arguments after -- reached the console
-    assert "put-01" in next(sessions.iterdir()).name
+    assert "vase-1" in next(sessions.iterdir()).name
 
 
 async def session_started(console: aiohttp.ClientWebSocketResponse, sessions: Path) -> None:
@@ -127,9 +131,9 @@ async def session_started(console: aiohttp.ClientWebSocketResponse, sessions: Pa
             pass
 
 
-async def test_one_console_more_than_max_consoles_is_refused_saying_why(served, tmp_path) -> None:
+async def test_one_console_more_than_max_consoles_is_refused_saying_why(served, tmp_path, toy_env) -> None:
     sessions = tmp_path / "sessions"
-    server = served("--token", TOKEN, "--max-consoles", "1", "--", "--llm", "demo", "--sessions", str(sessions))
+    server = served("--token", TOKEN, "--max-consoles", "1", "--", *CONSOLE, "--sessions", str(sessions))
     async with aiohttp.ClientSession() as client:
         async with client.ws_connect(f"{server.origin}/ws?token={TOKEN}", headers={"Origin": server.origin}) as one:
             await session_started(one, sessions)
