@@ -7,7 +7,7 @@ Each game is played twice per setting by `tests/envs/engine_transcript.py` (its
 walkthrough, then seeded random admissible commands with two odd ones mixed
 in) in a process of its own per setting, and every observation, admissible
 command list and won/done flag is compared. `tests/envs/test_speedups.py`
-runs a 14-game sample of this in `make test`. Prints a table and exits 1 on
+runs a four-game sample of this in `make test`. Prints a table and exits 1 on
 the first difference.
 """
 
