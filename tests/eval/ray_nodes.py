@@ -100,19 +100,24 @@ def ray_dir() -> Iterator[str]:
         end_cluster(folder)
 
 
+# No workers started ahead of a job: a test's job needs workers with its own runtime_env, so a worker started
+# ahead would only idle (about 0.8 CPU-s per eval here); an eval's own local cluster (no runtime_env) started
+# one per CPU, and its one episode used one of them (0.7 CPU-s for the other). One worker starting at a time: a
+# lease request that finds another task waiting behind it makes the raylet start a worker ahead for that task
+# besides the lease's own, and the task's own lease then starts a third; started one at a time, the worker
+# started ahead takes the first lease, and a two-episode eval starts two workers, not three (a worker with the
+# job's runtime_env costs about 1.5 CPU-s here).
+NO_SPARE_WORKERS = {"RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0",
+                    "RAY_worker_maximum_startup_concurrency": "1"}
+
+
 def node_env(ray_dir: str) -> dict[str, str]:
     """What a node is started with: no PYTHONPATH, no plug-ins (the job brings its code), the cluster's folder,
     Ray's token authentication off (whatever token another test's local cluster left in ~/.ray), and no
-    workers started ahead of a job: a test's job needs workers with its own runtime_env, so a worker started
-    ahead would only idle (about 0.8 CPU-s per eval here). One worker starting at a time: a lease request
-    that finds another task waiting behind it makes the raylet start a worker ahead for that task besides
-    the lease's own, and the task's own lease then starts a third; started one at a time, the worker started
-    ahead takes the first lease, and a two-episode eval starts two workers, not three (a worker with the
-    job's runtime_env costs about 1.5 CPU-s here)."""
+    workers started ahead of a job (NO_SPARE_WORKERS)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RECODE_TUI_PLUGINS")}
     return {**env, "RAY_TMPDIR": ray_dir, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled",
-            "RAY_prestart_worker_first_driver": "0", "RAY_enable_worker_prestart": "0",
-            "RAY_worker_maximum_startup_concurrency": "1"}
+            **NO_SPARE_WORKERS}
 
 
 # No log monitor on a test's nodes: it tails every worker's log files to pass them to the drivers, and eval's
@@ -167,8 +172,9 @@ def start_two_nodes(ray_dir: str, folder: Path) -> str:
 
 def start(command: list[str], ray_dir: str, joining: bool = False) -> subprocess.Popen:
     """The command in a session of its own (a test can press Ctrl-C on it), with the cluster's folder; `joining`
-    a cluster `start_head` started: authentication off, as on its nodes."""
-    env = {**os.environ, "RAY_TMPDIR": ray_dir, **({"RAY_AUTH_MODE": "disabled"} if joining else {})}
+    a cluster `start_head` started: authentication off, as on its nodes; else the local cluster the command
+    starts (`--ray` with no address inherits the driver's environment) starts no workers ahead either."""
+    env = {**os.environ, "RAY_TMPDIR": ray_dir, **({"RAY_AUTH_MODE": "disabled"} if joining else NO_SPARE_WORKERS)}
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
 
