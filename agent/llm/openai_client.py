@@ -63,24 +63,39 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class _Connection:
+    """The SDK's client for one profile, made at the first call. Why not at once: importing `openai` costs
+    ~0.3-0.7 CPU-s that a process which only plans never spends (eval's driver on a Ray cluster, where the
+    workers call the model; a check of the model setting). `with_seed`'s copies share it: one connection pool."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self._client: Any = None
+
+    def client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            profile = self.profile
+            http_client = openai.DefaultAsyncHttpxClient(timeout=profile.timeout, verify=_tls_context(
+                os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")))
+            self._client = openai.AsyncOpenAI(
+                api_key=profile.api_key,
+                base_url=profile.base_url,
+                timeout=profile.timeout,
+                max_retries=profile.max_retries,
+                http_client=http_client,
+            )
+        return self._client
+
+
 class OpenAILLM:
     def __init__(self, profile: Profile, prices: PriceTable | None = None) -> None:
-        import openai  # lazy: ~0.3 s to import, never before the console's first paint
-
         self.profile = profile
         self.seed: int | None = None  # sent with every request when set (eval --repeat: each repeat its own)
         self.prices = prices or PriceTable()
         self.name = f"profile:{profile.name}"
-        self._openai = openai
-        http_client = openai.DefaultAsyncHttpxClient(timeout=profile.timeout, verify=_tls_context(
-            os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")))
-        self._client = openai.AsyncOpenAI(
-            api_key=profile.api_key,
-            base_url=profile.base_url,
-            timeout=profile.timeout,
-            max_retries=profile.max_retries,
-            http_client=http_client,
-        )
+        self._connection = _Connection(profile)
 
     def request(self, prompt: str) -> dict[str, Any]:
         """The chat request sent for `prompt`: the model, its parameters and the exact messages
@@ -107,16 +122,18 @@ class OpenAILLM:
         return seeded
 
     async def complete(self, prompt: str, context: CallContext | None = None) -> Completion:
-        openai, profile = self._openai, self.profile
+        profile = self.profile
         if profile.max_concurrency:
             async with _gate(profile):  # the profile's cap on calls in flight
                 return await self._complete(prompt)
         return await self._complete(prompt)
 
     async def _complete(self, prompt: str) -> Completion:
-        openai, profile = self._openai, self.profile
+        import openai  # for its errors: at the first call, as the client
+
+        profile = self.profile
         try:
-            create = self._client.chat.completions.with_raw_response.create(**self.request(prompt))
+            create = self._connection.client().chat.completions.with_raw_response.create(**self.request(prompt))
             raw = await asyncio.wait_for(create, profile.timeout)  # one deadline, every retry within it
         except asyncio.TimeoutError:
             raise self._missed_deadline() from None

@@ -113,3 +113,19 @@ async def test_a_dead_server_is_connection_refused():
     llm = OpenAILLM(Profile(name="dead", model="m", api_key="k", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0))
     with pytest.raises(LLMError, match=r"cannot connect to http://127.0.0.1:\d+/v1 \(profile dead\); is the server running\?"):
         await llm.complete("hi")
+
+
+def test_a_process_that_only_makes_the_llm_never_imports_the_sdk(server, tmp_path):
+    """Eval's driver on a Ray cluster makes the LLM to check the setting, and its workers call the model: the
+    driver's ~0.3-0.7 CPU-s of `import openai` was spent for nothing. The first call imports it and answers."""
+    import subprocess
+    import sys
+
+    code = ("import asyncio, sys\n"
+            "from agent.llm.openai_client import OpenAILLM\n"
+            "from agent.llm.profiles import Profile\n"
+            f"llm = OpenAILLM(Profile(name='local', model='m', api_key='k', base_url={server.base_url!r}))\n"
+            "print('openai' in sys.modules)\n"
+            "print(asyncio.run(llm.complete('hello')).text == " f"{ANSWER!r}" ", 'openai' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "True", "True"], done.stderr
