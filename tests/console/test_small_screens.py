@@ -17,9 +17,10 @@ from agent.llm import Completion
 from agent.runtime.breakpoints import Breakpoint, BreakpointKind
 from mockllm.scripted import ScriptedLLM, ScriptEntry
 from recode_tui.console.run.run_state import RunState
+from recode_tui.console.support.textual_compat import screen_cells
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import notifications, queues_drained
+from .helpers import drawn, notifications, queues_drained
 from .page import TOY_GAME, ConsolePage, Stops, at, shared_consoles, toy_app
 from .test_pilot import nested_model
 
@@ -278,6 +279,33 @@ async def test_adding_a_breakpoint_gives_the_focus_back_to_the_list(page: Consol
     await page.press("escape", "x")  # put back: the list again, the new breakpoint (under its cursor) removed
     assert [bp.number for bp in page.breakpoints] == [1]
     page.screen.tree_view.focus()
+
+
+@at("first stop at 100x30")
+async def test_the_focus_moving_between_the_tree_and_the_log_restyles_each_once_and_moves_the_heavy_border(
+        page: ConsolePage) -> None:
+    """The pane the focus leaves and the one it enters are restyled once each (the tree's restyle draws
+    every line of it again); a `:focus-within` selector in the rule of their `:focus` border (recode.tcss)
+    made Textual restyle each of them twice per move."""
+    tree, log = page.screen.tree_view, page.screen.env_log
+    tree.focus()  # where the first stop puts it (a test before may have moved it)
+    await drawn(page.app)
+    restyled: list[str] = []
+    for pane in (tree, log):
+        notify = pane.notify_style_update
+        pane.notify_style_update = (lambda _pane=pane, _notify=notify:  # type: ignore[method-assign]
+                                    (restyled.append(str(_pane.id)), _notify())[1])
+    try:
+        log.focus()
+        await drawn(page.app)
+        rows = ["".join(segment.text for segment in line) for line in screen_cells(page.app)]
+        corners = [rows[pane.region.y][pane.region.x] for pane in (tree, log)]
+        tree.focus()
+        await drawn(page.app)
+    finally:
+        del tree.notify_style_update, log.notify_style_update
+    assert sorted(restyled) == ["code-tree", "code-tree", "env-log", "env-log"]
+    assert corners == ["╭", "┏"]  # the focused log has the heavy border, the tree the round one
 
 
 @at("first stop at 80x24")
