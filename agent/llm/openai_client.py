@@ -22,6 +22,7 @@ import functools
 import json
 import os
 import ssl
+import threading
 from typing import Any, AsyncContextManager, Callable
 
 from agent.llm import CallContext, Completion, LLMError, Usage
@@ -71,9 +72,19 @@ class _Connection:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self._client: Any = None
+        self._making = threading.Lock()  # two first calls at once make one client
 
-    def client(self) -> Any:
+    async def client(self) -> Any:
+        """The client; made in a thread the first time: the SDK's import must not hold up the event loop that
+        awaits the call (the console's frames)."""
         if self._client is None:
+            await asyncio.to_thread(self._make)
+        return self._client
+
+    def _make(self) -> None:
+        with self._making:
+            if self._client is not None:
+                return
             import openai
 
             profile = self.profile
@@ -86,7 +97,6 @@ class _Connection:
                 max_retries=profile.max_retries,
                 http_client=http_client,
             )
-        return self._client
 
 
 class OpenAILLM:
@@ -129,11 +139,12 @@ class OpenAILLM:
         return await self._complete(prompt)
 
     async def _complete(self, prompt: str) -> Completion:
-        import openai  # for its errors: at the first call, as the client
+        client = await self._connection.client()
+        import openai  # for its errors (imported by the client's making)
 
         profile = self.profile
         try:
-            create = self._connection.client().chat.completions.with_raw_response.create(**self.request(prompt))
+            create = client.chat.completions.with_raw_response.create(**self.request(prompt))
             raw = await asyncio.wait_for(create, profile.timeout)  # one deadline, every retry within it
         except asyncio.TimeoutError:
             raise self._missed_deadline() from None
