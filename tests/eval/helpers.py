@@ -21,6 +21,7 @@ HOLD_LIMIT = 240  # seconds a held call waits for its release at most: a test th
 
 SOLVE = "solve(instruction, observation)"
 LOSE = '<think>just look</think><execute>\nrun("look")\n</execute>'
+CRASH = '<execute>\nrun("crash now")\n</execute>'
 
 
 def instruction_when(task: str) -> str:
@@ -50,7 +51,7 @@ def chosen_script(tmp_path: Path, winners: set[str], crash: set[str] = frozenset
         if tasks.count(game.task) > 1:
             answer = LOSE
         elif game.id in crash:
-            answer = '<execute>\nrun("crash now")\n</execute>'
+            answer = CRASH
         elif game.id in winners:
             answer = walkthrough_answer(game.path)
             expected[game.task_type] += 1
@@ -62,16 +63,18 @@ def chosen_script(tmp_path: Path, winners: set[str], crash: set[str] = frozenset
     return path, expected
 
 
-def toy_script(tmp_path: Path, losers: set[str] = frozenset(), nested: bool = False) -> Path:
+def toy_script(tmp_path: Path, losers: set[str] = frozenset(), nested: bool = False,
+               crash: set[str] = frozenset()) -> Path:
     """A ReCode script for the toy world (`toy_env`): the gold path of every episode but `losers`, which only
     look. The toy's two coin episodes share their task sentence and their gold path. `nested`: the root's
     answer calls a function whose expansion plays the path, so every episode asks the model twice (a test that
-    holds an episode's first call and then takes the model away needs its next call to find nobody)."""
+    holds an episode's first call and then takes the model away needs its next call to find nobody).
+    `crash`: episodes whose answer sends `crash now` (an environment wrapper may end its worker on it)."""
     from tests.toyenv.world import EPISODES
 
     entries = []
     for name, episode in EPISODES.items():
-        play = LOSE if name in losers else steps_answer(list(episode.gold))
+        play = LOSE if name in losers else CRASH if name in crash else steps_answer(list(episode.gold))
         if nested:
             helper = f"play_{name.replace('-', '_')}()"
             entries.append({"stub": helper, "answer": play})

@@ -37,5 +37,6 @@ async def test_a_slow_llm_factory_runs_off_the_event_loop(tmp_path, toy_env) -> 
 
     report = EvalReport(eval_plan(llm="gold", games=[EpisodeSpec("key-1", "put"), EpisodeSpec("coin-1", "take")],
                                  env="toy", concurrency=2))
-    await Evaluation(report, tmp_path, LocalExecutor(report, llm_for, EnvPool), on_result=finished).run()
+    toy_workers = lambda lanes: EnvPool(lanes, warm_env="toy")  # noqa: E731 - not the default world's engine
+    await Evaluation(report, tmp_path, LocalExecutor(report, llm_for, toy_workers), on_result=finished).run()
     assert [e.game for e in report.episodes] == ["coin-1", "key-1"] and all(e.success for e in report.episodes)

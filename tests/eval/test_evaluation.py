@@ -1,4 +1,7 @@
-"""The UI-free batch runner: crashes, report files, summaries."""
+"""The UI-free batch runner: crashes, report files, summaries.
+
+The runner is the subject, not the game's engine: its episodes play the toy world (`toy_env`) in
+worker processes, a worker's start a tenth of an ALFWorld one's."""
 
 from __future__ import annotations
 
@@ -15,9 +18,9 @@ from mockllm.scripted import ScriptedLLM, load_script
 
 from tests.plans import eval_plan
 
-from .helpers import chosen_script
+from .helpers import toy_script
 
-pytestmark = pytest.mark.heavy  # starts engines in other processes: not in `make quick`
+pytestmark = pytest.mark.heavy  # starts environment workers and the sandbox: not in `make quick`
 
 CRASHY = '''
 import os
@@ -47,17 +50,23 @@ def _games(*ids: str) -> list[EpisodeSpec]:
     return [EpisodeSpec(i, infos[i].task_type, str(infos[i].path)) for i in ids]
 
 
-async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others_go_on(tmp_path):
+def _toy_games(*ids: str) -> list[EpisodeSpec]:
+    from tests.toyenv.world import EPISODES
+
+    return [EpisodeSpec(i, EPISODES[i].task_type) for i in ids]
+
+
+async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others_go_on(tmp_path, toy_env):
     (tmp_path / "crashy.py").write_text(CRASHY)
-    script, _ = chosen_script(tmp_path, {"put-01", "cool-01", "heat-03"}, crash={"clean-01"})
+    script = toy_script(tmp_path, crash={"vase-1"})
     entries_path = str(script)
-    report = EvalReport(eval_plan(llm=f"scripted:{script}", games=_games("clean-01", "put-01", "cool-01", "heat-03"),
-                                 concurrency=2))
+    report = EvalReport(eval_plan(llm=f"scripted:{script}", games=_toy_games("vase-1", "key-1", "coin-1", "coin-2"),
+                                 env="toy", concurrency=2))
     results: list[EpisodeResult] = []
     pools: list[EnvPool] = []
 
     def pool(size: int) -> EnvPool:
-        pools.append(EnvPool(size, factory="crashy:make_env", extra_path=[str(tmp_path)]))
+        pools.append(EnvPool(size, factory="crashy:make_env", extra_path=[str(tmp_path)], warm_env="toy"))
         return pools[-1]
 
     evaluation = Evaluation(report, tmp_path / "out",
@@ -66,19 +75,20 @@ async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others
     await evaluation.run()
     assert report.status == "complete" and len(results) == 4
     by_game = {r.game: r for r in report.episodes}
-    crashed = by_game["clean-01"]
+    crashed = by_game["vase-1"]
     assert not crashed.success and "worker process died (exit code 3)" in crashed.error
-    assert all(by_game[g].success and not by_game[g].error for g in ("put-01", "cool-01", "heat-03"))
+    assert all(by_game[g].success and not by_game[g].error for g in ("key-1", "coin-1", "coin-2"))
     assert pools[0].replaced >= 0  # the crashed worker was replaced if it was needed again
     saved = EvalReport.read(tmp_path / "out" / "report.json")
     assert saved.status == "complete" and {e.game for e in saved.episodes} == set(by_game)
     assert saved.to_dict()["summary"]["overall"]["errors"] == 1
 
 
-async def test_a_scripted_llm_without_an_answer_fails_only_its_episode(tmp_path):
+async def test_a_scripted_llm_without_an_answer_fails_only_its_episode(tmp_path, toy_env):
     empty = ScriptedLLM([])
-    report = EvalReport(eval_plan(llm="scripted:none", games=_games("put-01"), concurrency=1))
-    await Evaluation(report, tmp_path, LocalExecutor(report, lambda game, agent: empty, EnvPool)).run()
+    report = EvalReport(eval_plan(llm="scripted:none", games=_toy_games("vase-1"), env="toy", concurrency=1))
+    toy_workers = lambda size: EnvPool(size, warm_env="toy")  # noqa: E731
+    await Evaluation(report, tmp_path, LocalExecutor(report, lambda game, agent: empty, toy_workers)).run()
     (result,) = report.episodes
     assert not result.success and result.reason.startswith("LLM error: the script has no answer")
     assert report.status == "complete"

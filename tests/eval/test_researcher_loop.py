@@ -35,10 +35,11 @@ async def test_eval_open_fork_resume_export_compare(tmp_path: Path) -> None:
     try:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
 
-        # 1. the eval names the node that went wrong and where the run ended, and how to open it
+        # 1. the eval names the node that went wrong and where the run ended, and how to open it (one episode
+        # at a time: its one ALFWorld worker is the one eval starts first)
         before = tmp_path / "before"
         result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles), "--games", GAMES,
-                        "-c", "2", "--out", str(before), "--no-progress")
+                        "-c", "1", "--out", str(before), "--no-progress")
         assert result.returncode == 0, result.stderr
         assert re.search(r"clean_at_sink \(clean\)\s+locate_object\s+1/1 failures; no `clean` action sent",
                          result.stdout), result.stdout

@@ -1,7 +1,8 @@
 """The response cache: a second eval after one prompt file changed calls the model only for the prompts that changed.
 
 The model is the local OpenAI-compatible server (real HTTP, the real `openai` client); its request
-log counts what a re-run paid for.
+log counts what a re-run paid for. The cache is the subject, not the game's engine: the toy world
+(`toy_env`) plays the episodes, in eval's worker processes and the real sandbox.
 """
 
 from __future__ import annotations
@@ -19,16 +20,15 @@ from agent.llm.cache import CacheError, CachedLLM, ResponseCache, cache_key, par
 from agent.llm.profiles import Profile
 from agent.runtime.prompts import DEFAULT_PROMPTS
 from mockllm.openai_server import OpenAICompatibleServer, script_responder, write_profiles
+from tests.toyenv import HERE as TOY
 
-from .helpers import read_report, recode
+from .helpers import read_report, recode, toy_script
 
-pytestmark = pytest.mark.heavy  # real ALFWorld games, played by the command line
+pytestmark = pytest.mark.heavy  # the sandbox worker runs the model's code, played by the command line
 
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "mockllm" / "demos" / "alfworld.yaml"
 PROMPTS = DEFAULT_PROMPTS  # ReCode's bundled set
-CHANGED_LINE = "# Note: keep the cleaning step explicit."
+CHANGED_LINE = "# Note: keep the taking step explicit."
 
 
 def answers(journal: Path) -> list[dict]:
@@ -36,19 +36,21 @@ def answers(journal: Path) -> list[dict]:
     return [r for r in records if r.get("type") == "answer"]
 
 
-@pytest.mark.heavy  # eval starts ALFWorld engines in worker processes
-def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_path):
-    server = OpenAICompatibleServer(script_responder(str(DEMO))).start()
+@pytest.mark.heavy  # eval plays in worker processes, the model's code in the sandbox
+def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_path, toy_env):
+    # two calls an episode (the root's answer calls a helper): a put episode and a take episode
+    server = OpenAICompatibleServer(script_responder(str(toy_script(tmp_path, nested=True)))).start()
     try:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
         first_prompts, second_prompts = tmp_path / "prompts-1", tmp_path / "prompts-2"
-        shutil.copytree(PROMPTS, first_prompts)
-        shutil.copytree(PROMPTS, second_prompts)
-        clean = second_prompts / "alfworld" / "examples" / "clean.txt"
-        clean.write_text(clean.read_text() + "\n" + CHANGED_LINE + "\n")
+        for prompts in (first_prompts, second_prompts):  # the set with the toy world's examples in it
+            shutil.copytree(PROMPTS, prompts)
+            shutil.copytree(TOY / "examples", prompts / "toy" / "examples")
+        take = second_prompts / "toy" / "examples" / "take.txt"
+        take.write_text(take.read_text() + "\n" + CHANGED_LINE + "\n")
 
-        def evaluate(out: str, prompts: Path, *flags: str, games: str = "put-01,clean-01") -> dict:
-            result = recode(tmp_path, "eval", "--llm", "profile:local", "--profiles", str(profiles),
+        def evaluate(out: str, prompts: Path, *flags: str, games: str = "vase-1,coin-1") -> dict:
+            result = recode(tmp_path, "eval", "--env", "toy", "--llm", "profile:local", "--profiles", str(profiles),
                             "--games", games, "--prompts", str(prompts), "-c", "1",
                             "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / out), "--no-progress",
                             *flags)
@@ -66,35 +68,35 @@ def test_a_second_eval_calls_the_model_only_for_the_prompts_that_changed(tmp_pat
         second = evaluate("second", second_prompts, "--cache")
         asked = server.calls[paid_first:]
         by_game = {e["game"]: e for e in second["episodes"]}
-        put, cleaned = by_game["put-01"], by_game["clean-01"]
+        put, taken = by_game["vase-1"], by_game["coin-1"]
         # put's prompts are the same bytes: all answered from the cache, at no cost, marked in journal and report
         assert put["cached_calls"] == put["llm_calls"] > 0 and put["cost"] == 0
         assert all(a.get("cached") is True for a in answers(Path(put["journal"])))
-        # clean's example changed: each of its prompts went to the model, and only those
-        assert cleaned["cached_calls"] == 0 and len(asked) == cleaned["llm_calls"] > 0
+        # take's example changed: each of its prompts went to the model, and only those
+        assert taken["cached_calls"] == 0 and len(asked) == taken["llm_calls"] > 0
         assert all(CHANGED_LINE in call.prompt for call in asked)
-        assert not any(a.get("cached") for a in answers(Path(cleaned["journal"])))
+        assert not any(a.get("cached") for a in answers(Path(taken["journal"])))
         assert second["summary"]["overall"]["cached_calls"] == put["llm_calls"]
-        total = put["llm_calls"] + cleaned["llm_calls"]
+        total = put["llm_calls"] + taken["llm_calls"]
         assert f"response cache: {put['llm_calls']} of {total} LLM calls" in second["stdout"]
         table = {line.split("│")[1].strip(): line for line in second["stdout"].splitlines() if line.count("│") > 8}
         assert "┃ cached calls ┃" in second["stdout"]  # the table's own column: never mixed silently
         assert f" {put['llm_calls']} of {put['llm_calls']} " in table["put"]
-        assert f" 0 of {cleaned['llm_calls']} " in table["clean"] and f" {put['llm_calls']} of {total} " in table["overall"]
+        assert f" 0 of {taken['llm_calls']} " in table["take"] and f" {put['llm_calls']} of {total} " in table["overall"]
         assert second["plan"]["cache"] == "on"
         # same results either way: the cache changes what a run costs, not what it does
         assert [e["success"] for e in second["episodes"]] == [e["success"] for e in first["episodes"]]
         compared = recode(tmp_path, "compare", str(tmp_path / "first"), str(tmp_path / "second"))
         assert (f"response cache: 0 of {paid_first} → {put['llm_calls']} of {total} LLM calls answered from the cache"
                 in compared.stdout), compared.stdout
-        # a replay takes no model time: time compares only clean-01, the episode no side replayed
+        # a replay takes no model time: time compares only coin-1, the episode no side replayed
         assert "time: over the 1 of 2 episodes with no cache replay on either side" in compared.stdout
-        clean_before = next(e for e in first["episodes"] if e["game"] == "clean-01")
+        take_before = next(e for e in first["episodes"] if e["game"] == "coin-1")
         overall = next(line for line in compared.stdout.splitlines() if line.startswith("│ overall"))
-        assert f"{clean_before['seconds']:.1f}s → {cleaned['seconds']:.1f}s" in overall, compared.stdout
+        assert f"{take_before['seconds']:.1f}s → {taken['seconds']:.1f}s" in overall, compared.stdout
 
         before = len(server.calls)
-        third = evaluate("third", second_prompts, "--no-cache", games="put-01")  # its answers are in the cache
+        third = evaluate("third", second_prompts, "--no-cache", games="vase-1")  # its answers are in the cache
         assert len(server.calls) - before == sum(e["llm_calls"] for e in third["episodes"]) > 0
         assert "response cache: off" in third["stdout"]
     finally:
@@ -180,12 +182,12 @@ def test_a_profile_turns_the_cache_on_for_its_model_only(tmp_path):
         load_profiles(file)
 
 
-@pytest.mark.heavy  # plays ALFWorld with the sandbox worker
-def test_run_with_cache_replays_a_whole_episode_without_calling_the_model(tmp_path):
-    server = OpenAICompatibleServer(script_responder(str(DEMO))).start()
+@pytest.mark.heavy  # plays with the sandbox worker
+def test_run_with_cache_replays_a_whole_episode_without_calling_the_model(tmp_path, toy_env):
+    server = OpenAICompatibleServer(script_responder(str(toy_script(tmp_path, nested=True)))).start()
     try:
         profiles = write_profiles(tmp_path / "profiles.yaml", server.base_url, max_retries=0, timeout=20)
-        flags = ("run", "--game", "put-01", "--llm", "profile:local", "--profiles", str(profiles), "--quiet",
+        flags = ("run", "--game", "toy:vase-1", "--llm", "profile:local", "--profiles", str(profiles), "--quiet",
                  "--cache", "--cache-dir", str(tmp_path / "cache"))
         first = recode(tmp_path, *flags)
         assert first.returncode == 0, first.stderr
