@@ -78,7 +78,6 @@ async def test_an_episode_whose_worker_dies_is_recorded_as_failed_and_the_others
     crashed = by_game["vase-1"]
     assert not crashed.success and "worker process died (exit code 3)" in crashed.error
     assert all(by_game[g].success and not by_game[g].error for g in ("key-1", "coin-1", "coin-2"))
-    assert pools[0].replaced >= 0  # the crashed worker was replaced if it was needed again
     saved = EvalReport.read(tmp_path / "out" / "report.json")
     assert saved.status == "complete" and {e.game for e in saved.episodes} == set(by_game)
     assert saved.to_dict()["summary"]["overall"]["errors"] == 1
