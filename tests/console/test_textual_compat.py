@@ -301,38 +301,6 @@ async def test_a_focus_change_repaints_the_two_widgets_it_moves_between_not_the_
         assert "elsewhere" in rows[8]
 
 
-async def test_widgets_mounted_into_the_screen_are_drawn_without_the_whole_screen_again() -> None:
-    """`SteadyScreen.refresh`: Textual asks the screen for a layout and a repaint when widgets mount into it
-    (twice at a console's start), and the repaint draws the screen's own lines and composes every row again;
-    here the layout's frame draws what it placed or moved, and a removal shows what was beneath."""
-    from textual.strip import Strip
-    from textual.widgets import Static
-
-    from tests.console.helpers import drawn
-
-    app = hosting_a_steady_screen(lambda: [Static("first", id="first")])
-    async with app.run_test(size=(30, 8)):
-        await drawn(app)
-        screen = app.screen
-        screen_lines: list[int] = []
-        draw = screen.render_line
-
-        def drawing(y: int) -> Strip:
-            screen_lines.append(y)
-            return draw(y)
-
-        screen.render_line = drawing  # type: ignore[method-assign]
-        await screen.mount(Static("second", id="second"), before="#first")
-        await drawn(app)
-        assert screen_lines == []
-        rows = ["".join(segment.text for segment in line).rstrip() for line in screen_cells(app)]
-        assert rows[:3] == ["second", "first", ""]
-        await screen.query_one("#second").remove()
-        await drawn(app)
-        rows = ["".join(segment.text for segment in line).rstrip() for line in screen_cells(app)]
-        assert rows[:2] == ["first", ""]
-
-
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static

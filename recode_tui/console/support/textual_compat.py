@@ -41,11 +41,6 @@ reason: read the changelog for these names before raising the bound.
   at each focus change, as dear as a boot's first frame. The widget that loses the focus and the one that
   gets it repaint themselves (`Widget._on_blur`/`_on_focus`), and the panes whose `:focus-within` styles
   change are restyled, so repainted. `SteadyScreen` declares it without the repaint.
-- `Screen.refresh(layout=True)` (public, but what Textual's own callers rely on): Textual asks the screen
-  for a layout with a repaint when widgets mount into it (`AwaitMount`, twice at a console's start), and
-  the repaint draws the whole screen again (a full frame, the screen's own lines drawn again). The layout
-  alone marks every widget it placed, moved, resized or hid for the frame, so `SteadyScreen` drops the
-  repaint from a layout; a repaint asked for alone (a screen resumed, a modal gone) stays whole.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
@@ -86,7 +81,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import events
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
@@ -96,7 +91,6 @@ from textual.widgets import DataTable, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
-    from typing_extensions import Self  # typing's from Python 3.11 (pyproject allows 3.10)
     from textual.notifications import Notification
 
     class _AppHost(App[None]):
@@ -146,15 +140,6 @@ class SteadyScreen(Screen[None]):
     # Textual's `focused` repaints the whole screen when it changes; the widgets focused and blurred
     # repaint themselves (and the panes whose `:focus-within` styles change are restyled, so repainted).
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
-
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
-        """A layout asked for with a repaint (Textual's, when widgets mount into the screen: a console's start
-        asks twice) draws what the layout moved, not the whole screen: the layout marks every widget whose
-        place or size changed (shown, hidden, moved) for the frame; the screen's own lines change only with
-        its styles, which repaint it themselves."""
-        if layout and not regions:
-            repaint = False
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _screen_resized(self, size: Size) -> None:  # Textual's private hook (see the module docstring)
         if size == self.outer_size:
