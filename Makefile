@@ -31,8 +31,8 @@ demo: $(STAMP)
 
 # Four workers on two cores, a test module each at a time (module fixtures such as a shared JVM stay in
 # one worker): tests wait on sandbox workers, JVMs, terminals and Textual's frames, so the extra workers use
-# the time two leave idle. The suite is CPU-bound now (560-611 CPU-s, 290-318 s idle); one run at three workers
-# took 299 s / 565 CPU-s, within that spread, so four stay.
+# the time two leave idle. The suite is CPU-bound (540-570 CPU-s, 280-297 s idle on 2026-12-07, docs/benchmarks.md);
+# one run at three workers took about as long as four, so four stay.
 # The type check runs beside them at a lower priority; its verdict is printed at the end.
 test: $(STAMP)
 	@typed=$$(mktemp); nice -n 10 $(PY) -m mypy >$$typed 2>&1 & mypy=$$!; \
@@ -50,8 +50,8 @@ check: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no real engines (the `heavy` tier: ALFWorld, the sandbox worker, tmux,
-# browser, Ray, JVM), which `make test` runs. 58-67 s on an idle 2-core machine on one day, 67-72 s on a slower one
-# (the code of that morning: 73.5 s beside it). Three workers: with no sleeps left to overlap,
+# browser, Ray, JVM), which `make test` runs. 64-70 s on an idle 2-core machine on 2026-12-07 (docs/benchmarks.md).
+# Three workers: with no sleeps left to overlap,
 # three fill both cores, and a fourth adds only its start-up and contention (~122 CPU-s against 108-117).
 quick: $(STAMP)
 	$(PY) -m pytest -q -n 3 --dist loadfile -m "not slow and not heavy"
