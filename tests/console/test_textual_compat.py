@@ -266,41 +266,6 @@ async def test_a_scrollbar_a_layout_moved_is_drawn_in_that_layouts_frame_not_in_
         assert painted == [60]
 
 
-async def test_a_focus_change_repaints_the_two_widgets_it_moves_between_not_the_whole_screen() -> None:
-    """`SteadyScreen.focused`: Textual repaints the whole screen when the focus moves (a full frame: the
-    screen's own lines behind every pane drawn again, every row composed again); here the widget that lost
-    it and the one that got it repaint themselves, each with its focus border (what a person sees)."""
-    from textual.strip import Strip
-    from textual.widgets import Static
-
-    from tests.console.helpers import drawn
-
-    class Pane(Static, can_focus=True):
-        DEFAULT_CSS = "Pane { height: 4; border: round blue; } Pane:focus { border: heavy red; }"
-
-    app = hosting_a_steady_screen(lambda: [Pane("one", id="one"), Pane("two", id="two"),
-                                           Static("elsewhere", id="elsewhere")])
-    async with app.run_test(size=(30, 14)):
-        await drawn(app)
-        screen = app.screen
-        screen.set_focus(screen.query_one("#one"))
-        await drawn(app)
-        screen_lines: list[int] = []
-        draw = screen.render_line
-
-        def drawing(y: int) -> Strip:
-            screen_lines.append(y)
-            return draw(y)
-
-        screen.render_line = drawing  # type: ignore[method-assign]
-        screen.set_focus(screen.query_one("#two"))
-        await drawn(app)
-        assert screen_lines == []
-        rows = ["".join(segment.text for segment in line) for line in screen_cells(app)]
-        assert rows[0].startswith("╭") and rows[4].startswith("┏")  # the heavy border moved to `two`
-        assert "elsewhere" in rows[8]
-
-
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static

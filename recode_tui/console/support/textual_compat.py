@@ -36,11 +36,6 @@ reason: read the changelog for these names before raising the bound.
   asked for during a layout (the thumb of a scrollbar the layout moved) reaches the screen only at the
   widget's next idle, so Textual draws one more frame for it, a tenth of a step's CPU. `SteadyScreen`
   draws what is pending in the frame being drawn (the frame that follows for it finds nothing to draw).
-- `Screen.focused` (public, but Textual's reactive redeclared): Textual declares it to repaint the whole
-  screen when the focus moves, a full frame (every row composed again, the screen's own lines drawn again)
-  at each focus change, as dear as a boot's first frame. The widget that loses the focus and the one that
-  gets it repaint themselves (`Widget._on_blur`/`_on_focus`), and the panes whose `:focus-within` styles
-  change are restyled, so repainted. `SteadyScreen` declares it without the repaint.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
@@ -82,11 +77,9 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from textual import events
 from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.widgets import DataTable, Log, TextArea
 
 if TYPE_CHECKING:
@@ -135,11 +128,7 @@ class SteadyScrollbars(ScrollView):
 
 
 class SteadyScreen(Screen[None]):
-    """A screen laid out again at a Resize only when its size changed, and not repainted whole at a focus change."""
-
-    # Textual's `focused` repaints the whole screen when it changes; the widgets focused and blurred
-    # repaint themselves (and the panes whose `:focus-within` styles change are restyled, so repainted).
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """A screen laid out again at a Resize only when its size changed."""
 
     def _screen_resized(self, size: Size) -> None:  # Textual's private hook (see the module docstring)
         if size == self.outer_size:
