@@ -2,7 +2,7 @@
 VENV ?= .venv
 # The interpreter .venv is made with: the fastest Python 3.10+ here (benchmarks/fastest_python.py says why: one
 # build of a version can run the project at half the speed of another). `make PYTHON=... ` chooses by hand.
-PYTHON ?= $$(python3 benchmarks/fastest_python.py)
+PYTHON ?= $$(python3 benchmarks/fastest_python.py || echo python3)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 

@@ -9,6 +9,8 @@ takes the fastest; with one candidate, or none that works, it is `python3`.
 Run by any python3 (standard library only). `make PYTHON=/path/to/python ...` still chooses by hand.
 """
 
+from __future__ import annotations  # annotations below read by any python3 (3.8 too)
+
 import os
 import shutil
 import subprocess
