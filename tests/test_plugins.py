@@ -201,7 +201,7 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
 
     from mockllm.human import HumanLLM
     from recode_tui.plain.terminal import PlainFrontEnd
-    from tests.plain.keys import ESC_ENTER, editor_open, until
+    from tests.plain.keys import ESC_ENTER, changed, editor_open
 
     agent = make_agent(run_settings(agent="one-action"), episode_named("toy:coin-1"), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("toy:coin-1"), "human")
@@ -212,10 +212,10 @@ async def test_the_plain_mode_asks_a_person_with_the_test_agents_own_skeleton_an
         buffer = front.prompt_session.default_buffer
         assert buffer.text == "Action: "
         pipe.send_text("go to shelf 1" + ESC_ENTER)  # the skeleton's `Action: ` kept: accepted
-        await until(lambda: agent.env.steps == 1 and front.editing.is_set() and buffer.text == "Action: ")
+        await changed(front, task, lambda: agent.env.steps == 1 and front.editing.is_set() and buffer.text == "Action: ")
         buffer.text = ""
         pipe.send_text("take coin 1 from shelf 1" + ESC_ENTER)  # no `Action:` line: refused, text kept
-        await until(lambda: buffer.validation_error is not None)
+        await changed(front, task, lambda: buffer.validation_error is not None)
         assert "no `Action:` line" in buffer.validation_error.message
         buffer.text = "Action: take coin 1 from shelf 1"
         pipe.send_text(ESC_ENTER)

@@ -126,30 +126,24 @@ async def test_the_plain_mode_prefills_and_judges_a_react_turn(tmp_path: Path) -
     from mockllm.human import HumanLLM
     from recode_tui.setup.build import make_agent
     from recode_tui.plain.terminal import PlainFrontEnd
+    from tests.plain.keys import changed
 
     agent = make_agent(run_settings(agent="react"), episode_named("put-01"), HumanLLM())
     session = start_session(agent, tmp_path / "sessions", EpisodeRef.parse("put-01"), "human")
-
-    async def until(predicate) -> None:
-        for _ in range(3000):
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"condition not reached: {buffer.text!r} {buffer.validation_error} {agent.env.steps} {front.editing.is_set()}")
 
     with create_pipe_input() as pipe:
         front = PlainFrontEnd(session, input=pipe, output=DummyOutput())
         task = asyncio.ensure_future(front.run())
         buffer = front.prompt_session.default_buffer
         for number, action in enumerate(PUT_ACTIONS):
-            await until(lambda: front.editing.is_set() and front.prompt_session.app.is_running
-                        and front.prompt_session.app.render_counter > 0 and buffer.text == "Thought: \nAction: ")
+            await changed(front, task, lambda: front.editing.is_set() and front.prompt_session.app.is_running
+                          and front.prompt_session.app.render_counter > 0 and buffer.text == "Thought: \nAction: ")
             if number == 0:  # the cursor waits after "Thought: "; a wrong action is refused with the reason
                 pipe.send_text("on the table\x1b[B walk to the table\x1b\r")
-                await until(lambda: buffer.validation_error is not None)
+                await changed(front, task, lambda: buffer.validation_error is not None)
                 assert "is not an action of alfworld" in buffer.validation_error.message
             buffer.text = f"Thought: next\nAction: {action}"
             pipe.send_text("\x1b\r")
-            await until(lambda n=number: agent.env.steps > n or task.done())
+            await changed(front, task, lambda n=number: agent.env.steps > n or task.done())
         result = await asyncio.wait_for(task, 60)
     assert result.success and [t.code for t in agent.tree.root.children] == PUT_ACTIONS

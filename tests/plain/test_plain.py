@@ -19,7 +19,7 @@ from recode_tui.setup.build import make_agent
 from agent.agents.recode.engine import SKELETON
 from recode_tui.plain.prompt_text import render_prompt
 from recode_tui.plain.terminal import PlainFrontEnd
-from tests.plain.keys import ESC_ENTER, editor_open, paste, until
+from tests.plain.keys import ESC_ENTER, changed, editor_open, paste
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -51,7 +51,7 @@ async def test_a_person_solves_a_bundled_game_and_a_refused_answer_keeps_its_tex
         # A loop over the walkthrough, the last line left unclosed: refused, with the reason, text kept.
         code = "for action in " + json.dumps(steps) + ":\n    run(action"
         pipe.send_text(paste(code) + ESC_ENTER)
-        await until(lambda: buffer.validation_error is not None)
+        await changed(front, task, lambda: buffer.validation_error is not None)
         assert "syntax error" in buffer.validation_error.message
         assert code in buffer.text and front.editing.is_set()  # still editing, nothing lost
         pipe.send_text(")" + ESC_ENTER)  # fix it where the cursor is and submit
@@ -74,12 +74,12 @@ async def test_typing_auto_indents_and_history_brings_back_an_earlier_answer(tmp
         await editor_open(front, task)
         buffer = front.prompt_session.default_buffer
         pipe.send_text("for a in ['look']:\rrun(a)\r")
-        await until(lambda: "run(a)\n" in buffer.text)
+        await changed(front, task, lambda: "run(a)\n" in buffer.text)
         assert "for a in ['look']:\n    run(a)\n    \n</execute>" in buffer.text  # indented after the colon
         pipe.send_text("\x1b[A" * 12)  # up to the first line, then up again: the earlier answer
-        await until(lambda: buffer.text == earlier)
+        await changed(front, task, lambda: buffer.text == earlier)
         pipe.send_text("\x1b[B" * 12)  # and down, back to the text being typed
-        await until(lambda: "run(a)" in buffer.text)
+        await changed(front, task, lambda: "run(a)" in buffer.text)
         pipe.send_text(CTRL_D)
         assert await asyncio.wait_for(task, 30) is None
 
@@ -146,7 +146,7 @@ async def test_a_signal_while_the_editor_closes_on_end_of_input_still_saves_the_
 
         monkeypatch.setattr(drafts.DraftAutosave, "stop", signal_during_close)
         pipe.send_text(paste(typed))
-        await until(lambda: typed in front.prompt_session.default_buffer.text)
+        await changed(front, task, lambda: typed in front.prompt_session.default_buffer.text)
         pipe.close()  # the terminal is gone: end of input
         try:
             await asyncio.wait_for(task, 30)
@@ -164,7 +164,7 @@ async def test_an_empty_root_answer_asks_to_confirm_before_it_skips_the_task(tmp
         await editor_open(front, task)
         buffer = front.prompt_session.default_buffer
         pipe.send_text(ESC_ENTER)  # the skeleton as it is: nothing in <execute>
-        await until(lambda: buffer.validation_error is not None)
+        await changed(front, task, lambda: buffer.validation_error is not None)
         message = " ".join(buffer.validation_error.message.split())
         assert "press Esc Enter again to skip the whole task" in message
         assert front.editing.is_set() and not task.done()  # still editing: the task is not given up

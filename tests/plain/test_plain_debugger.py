@@ -17,7 +17,7 @@ from agent.sessions.session import start_session
 from mockllm.human import HumanLLM
 from recode_tui.setup.build import make_agent
 from recode_tui.plain.terminal import PlainFrontEnd, open_plain_session
-from tests.plain.keys import ESC_ENTER, editor_open, no_output, piped, until
+from tests.plain.keys import ESC_ENTER, changed, editor_open, no_output, piped
 from tests.settings import episode_named, run_settings
 from envs.registry import EpisodeRef
 
@@ -62,9 +62,11 @@ async def test_the_plain_mode_stops_at_the_debuggers_human_stop_and_prints_the_c
         await editor_open(front, task)
         stop_line = front.transcript.index(f"■ {expected}")
         assert front.transcript[stop_line + 1].startswith("─── prompt for act of [n1]")  # then the prompt
-        await asyncio.sleep(0.05)  # the person takes their time
+        # The person reads for 0.05 s: the stop that asked them moved 0.05 s back stands for it (none is waited),
+        # as in the console's tests/console/test_person_time.py; counted from the submit, their time would be ~0.
+        front.debugger.stopped_at -= 0.05
         await answer(front, pipe, task, "Action: go to shelf 1")
-        await until(lambda: "■ awaiting your act of n2 `turn 2`" in front.transcript)
+        await changed(front, task, lambda: "■ awaiting your act of n2 `turn 2`" in front.transcript)
         await answer(front, pipe, task, "Action: take coin 1 from shelf 1")
         result = await asyncio.wait_for(task, 30)
     assert isinstance(result, ev.RunFinished) and result.success and result.steps == 2
@@ -82,7 +84,7 @@ async def test_a_breakpoint_on_the_plain_modes_debugger_prints_its_stop_line_and
         front.debugger.add_breakpoint("action_regex", "^take")
         task = asyncio.ensure_future(front.run())
         await answer(front, pipe, task, "Action: go to shelf 1")
-        await until(lambda: "■ awaiting your act of n2 `turn 2`" in front.transcript)
+        await changed(front, task, lambda: "■ awaiting your act of n2 `turn 2`" in front.transcript)
         await answer(front, pipe, task, "Action: take coin 1 from shelf 1")
         result = await asyncio.wait_for(task, 30)
     assert result.success
@@ -125,7 +127,7 @@ async def test_a_crash_while_the_run_takes_the_answer_keeps_the_typed_text_and_r
         await editor_open(front, task)
         assert pending.node_id == "n1" and front.prompt_session.default_buffer.text == typed  # the draft is back
         pipe.send_text(ESC_ENTER)
-        await until(lambda: "■ awaiting your act of n2 `turn 2`" in front.transcript)
+        await changed(front, task, lambda: "■ awaiting your act of n2 `turn 2`" in front.transcript)
         await answer(front, pipe, task, "Action: take coin 1 from shelf 1")
         result = await asyncio.wait_for(task, 30)
     assert result.success and result.steps == 2
