@@ -22,15 +22,6 @@ HANG = 90.0  # bounds a real hang only: a loaded machine is slow, not stuck
 T = TypeVar("T")
 
 
-async def wait_for(pilot: Pilot, predicate, timeout: float = 90.0, what: str = "condition") -> None:
-    """Poll until `predicate` holds; the generous limit only bounds a real hang (a loaded machine is slow, not stuck)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
 async def select_node(pilot: Pilot, app: RecodeApp, node_id: str) -> None:
     """Put the tree's cursor on `node_id` as a person would, and make sure it stays there: until the
     shown stop's frame is drawn the tree still follows the current node and takes the cursor back (a

@@ -350,6 +350,27 @@ class ConsolePage:
         finally:
             del bar.set_activity
 
+    async def events_applied(self, predicate: Callable[[], bool], what: str) -> None:
+        """Wait until `predicate` holds (at once if it does), checked each time the panes take a batch of
+        the agent's events (the screen's `apply_events`): for what happens mid-command that no stop marks
+        (a node starting to run); nothing polls while the command goes on."""
+        if predicate():
+            return
+        screen = self.screen
+        held: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        apply_events = screen.apply_events
+
+        def applied(events: Any) -> None:
+            apply_events(events)
+            if predicate() and not held.done():
+                held.set_result(None)
+
+        screen.apply_events = applied  # type: ignore[method-assign]
+        try:
+            await published(held, what)
+        finally:
+            del screen.apply_events
+
     async def opened(self, *keys: str) -> Any:
         """Press keys that open a screen (W the prompt workspace, ctrl+r its comparison, S the sessions)
         and return the screen once it is on show: awaits the app's screen change; nothing polls."""

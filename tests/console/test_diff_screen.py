@@ -20,7 +20,7 @@ from recode_tui.console.screens.diff import DiffScreen
 from recode_tui.console.widgets.diff_rows import DiffRows
 from tests.rundiff.test_diff_fork import GAME, PLAN, make_fork_and_parent, walkthrough
 
-from .helpers import SIZE, key_pressed, settled, wait_for
+from .helpers import SIZE, key_pressed, settled
 from .page import ConsolePage
 
 
@@ -94,11 +94,11 @@ async def test_D_on_a_fork_in_the_console_diffs_it_against_its_parent(fork_and_p
     args.llm_given = False
     app = cli.console_app(args)
     async with app.run_test(size=SIZE) as pilot:
-        control = app.session_control
-        await wait_for(pilot, lambda: control.session is not None and not control.busy and app.debug_screen.first_stop_shown.is_set(),
-                       what="the fork, resumed")
+        control, page = app.session_control, ConsolePage(pilot)
+        await page.replaced()  # the fork, resumed: its replay worker done, its first stop shown
+        assert control.session is not None and not control.busy
         debug = app.screen
-        screen = await ConsolePage(pilot).opened("D")  # the diff is read in a worker, then its screen shown
+        screen = await page.opened("D")  # the diff is read in a worker, then its screen shown
         assert isinstance(screen, DiffScreen)
         assert screen.diff.a.journal.folder == parent and screen.diff.b.journal.folder == fork
         rows = screen.query_one(DiffRows)

@@ -16,7 +16,6 @@ from recode_tui.commands import cli
 from recode_tui.console.app import build_app
 from recode_tui.console.widgets.node_detail import NodeDetail
 
-from .helpers import wait_for
 from .page import TOY_GAME, ConsolePage
 from tests.settings import console_options
 
@@ -74,9 +73,9 @@ async def test_interrupt_stops_a_long_running_node(code: str) -> None:
         await page.step("continue")
         await page.answer(code)
         await page.press("c")
-        agent = page.screen.agent  # nothing marks a node's start in the panes: the loop is awaited running
-        await wait_for(page.pilot, lambda: agent.current is not None and agent.current.id == "n1"
-                       and agent.current.status is NodeStatus.RUNNING, what="the loop to run")
+        agent = page.screen.agent  # no stop marks a node's start: the loop is awaited running, as the panes take it
+        await page.events_applied(lambda: agent.current is not None and agent.current.id == "n1"
+                                  and agent.current.status is NodeStatus.RUNNING, "the loop to run")
         began = time.monotonic()
         await page.command("i")  # the run stops at the interrupt
         assert time.monotonic() - began < 10  # not the 60 s node timeout

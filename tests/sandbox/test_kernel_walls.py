@@ -11,6 +11,7 @@ attacked alone, with the others off.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pwd
@@ -20,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -27,7 +29,6 @@ import pytest
 from agent.runtime.runner import NodeOutcome
 from agent.sandbox.runner import SandboxRunner
 from agent.sandbox.walls import SandboxPolicy, missing_walls
-from tests.sandbox.test_process import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BATTERY = Path(__file__).with_name("hostile_battery.py")
@@ -321,6 +322,18 @@ async def test_inside_the_namespaces_the_parents_proc_files_do_not_exist(monkeyp
 
 
 # -- budgets between nodes ----------------------------------------------------------------------
+
+
+async def wait_until(condition, timeout: float = 60.0) -> None:
+    """Poll `condition` until it holds; the limit bounds a real hang only. Kept for the one wait no event
+    marks: a worker stopping. The worker is not this process's child (bwrap's outer and inner processes are
+    between them), so `waitid(WSTOPPED)` cannot see it stop; a pidfd reports only an exit, ptrace would
+    make the stop a trace stop ('t', not 'T'), the proc connector sends no stop event, and /proc files
+    cannot be polled or watched with inotify: /proc read again is the only way to see the stop."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        await asyncio.sleep(0.01)
 
 
 def _process_state(pid: int) -> str:
