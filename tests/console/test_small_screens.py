@@ -20,7 +20,7 @@ from recode_tui.console.run.run_state import RunState
 from recode_tui.console.support.textual_compat import screen_cells
 from recode_tui.console.widgets.breakpoints import BreakpointsPane
 
-from .helpers import drawn, notifications, queues_drained
+from .helpers import HANG, drawn, notifications, queues_drained
 from .page import TOY_GAME, ConsolePage, Stops, at, shared_consoles, toy_app
 from .test_pilot import nested_model
 
@@ -90,6 +90,18 @@ class GatedLLM:
     async def complete(self, prompt, context=None) -> Completion:
         await self.gate.wait()
         return await self.inner.complete(prompt, context)
+
+
+class AskedGatedLLM(GatedLLM):
+    """A gated model that says when it has been asked (`asked`): the run is then inside its call."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.asked = asyncio.Event()
+
+    async def complete(self, prompt, context=None) -> Completion:
+        self.asked.set()
+        return await super().complete(prompt, context)
 
 
 async def test_a_proposal_arriving_while_keys_are_typed_does_not_take_the_focus() -> None:
@@ -204,6 +216,25 @@ async def test_a_fast_proposal_is_shown_as_under_review_not_as_running() -> None
         first, second = status_lines(page)
         assert "reviewing a proposal" in first and "review the proposal for n0" in second
 
+
+
+async def test_a_proposal_put_under_review_takes_the_model_clocks_place_at_once(monkeypatch) -> None:
+    """The status line said the model was answering; its proposal goes under review: the line says so in
+    the same frame, not at the clock's next tick (until then it went on saying the model was answering)."""
+    from recode_tui.console.screens import debug_screen
+
+    monkeypatch.setattr(debug_screen, "MODEL_CLOCK_SECONDS", 3600.0)  # no tick comes: the clock is drawn by hand below
+    llm = AskedGatedLLM(PROPOSAL)
+    async with ConsolePage.open(toy_app(llm, review=True, breakpoints=[]), size=(100, 30)) as page:
+        await page.press("c")
+        await asyncio.wait_for(llm.asked.wait(), HANG)
+        page.screen.show_model_clock()  # the clock's tick, while the model answers
+        assert "is answering n0" in status_lines(page)[1]
+        llm.gate.set()
+        await page.reached(RunState.REVIEWING)
+        first, second = status_lines(page)
+        assert "reviewing a proposal" in first and "review the proposal for n0" in second, second
+        assert "is answering" not in second
 
 # -- item 23: the real-terminal tests skip alike where tmux is missing ------------------------------
 

@@ -229,6 +229,9 @@ class DebugScreen(PaneRoutes, SteadyScreen):  # laid out at a Resize only when t
         """A helper (the LLM control) says where the run stands; the screen sets it."""
         message.stop()
         self.enter_state(message.state, message.kind, message.reason)
+        # Who answers changes with the state (a proposal under review, the person's turn): the model clock
+        # says so now, or its last "is answering" would hide the state's reason until its next tick.
+        self.show_model_clock()
 
     def validate_run_state(self, value: str) -> RunState:
         return RunState(value)
