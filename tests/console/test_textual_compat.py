@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 
 from recode_tui.console.support.textual_compat import (TEXTUAL_MAJOR, FatalErrorHook, KeyFirstTextArea, LineHookLog,
@@ -266,6 +268,73 @@ async def test_a_scrollbar_a_layout_moved_is_drawn_in_that_layouts_frame_not_in_
         assert painted == [60]
 
 
+async def test_a_focus_change_repaints_the_two_widgets_it_moves_between_not_the_whole_screen() -> None:
+    """`SteadyScreen.focused`: Textual repaints the whole screen when the focus moves (a full frame: the
+    screen's own lines behind every pane drawn again, every row composed again); here the widget that lost
+    it and the one that got it repaint themselves, each with its focus border (what a person sees)."""
+    from textual.strip import Strip
+    from textual.widgets import Static
+
+    from tests.console.helpers import drawn
+
+    class Pane(Static, can_focus=True):
+        DEFAULT_CSS = "Pane { height: 4; border: round blue; } Pane:focus { border: heavy red; }"
+
+    app = hosting_a_steady_screen(lambda: [Pane("one", id="one"), Pane("two", id="two"),
+                                           Static("elsewhere", id="elsewhere")])
+    async with app.run_test(size=(30, 14)):
+        await drawn(app)
+        screen = app.screen
+        screen.set_focus(screen.query_one("#one"))
+        await drawn(app)
+        screen_lines: list[int] = []
+        draw = screen.render_line
+
+        def drawing(y: int) -> Strip:
+            screen_lines.append(y)
+            return draw(y)
+
+        screen.render_line = drawing  # type: ignore[method-assign]
+        screen.set_focus(screen.query_one("#two"))
+        await drawn(app)
+        assert screen_lines == []
+        rows = ["".join(segment.text for segment in line) for line in screen_cells(app)]
+        assert rows[0].startswith("╭") and rows[4].startswith("┏")  # the heavy border moved to `two`
+        assert "elsewhere" in rows[8]
+
+
+async def test_widgets_mounted_into_the_screen_are_drawn_without_the_whole_screen_again() -> None:
+    """`SteadyScreen.refresh`: Textual asks the screen for a layout and a repaint when widgets mount into it
+    (twice at a console's start), and the repaint draws the screen's own lines and composes every row again;
+    here the layout's frame draws what it placed or moved, and a removal shows what was beneath."""
+    from textual.strip import Strip
+    from textual.widgets import Static
+
+    from tests.console.helpers import drawn
+
+    app = hosting_a_steady_screen(lambda: [Static("first", id="first")])
+    async with app.run_test(size=(30, 8)):
+        await drawn(app)
+        screen = app.screen
+        screen_lines: list[int] = []
+        draw = screen.render_line
+
+        def drawing(y: int) -> Strip:
+            screen_lines.append(y)
+            return draw(y)
+
+        screen.render_line = drawing  # type: ignore[method-assign]
+        await screen.mount(Static("second", id="second"), before="#first")
+        await drawn(app)
+        assert screen_lines == []
+        rows = ["".join(segment.text for segment in line).rstrip() for line in screen_cells(app)]
+        assert rows[:3] == ["second", "first", ""]
+        await screen.query_one("#second").remove()
+        await drawn(app)
+        rows = ["".join(segment.text for segment in line).rstrip() for line in screen_cells(app)]
+        assert rows[:2] == ["first", ""]
+
+
 class Greeting(App[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Static
@@ -335,15 +404,17 @@ def test_the_inner_and_outer_styles_are_textuals_cached_by_colour_holding_no_sty
 
 
 def hosting_a_steady_screen(widgets: Callable[[], list[Widget]]) -> App[None]:
-    """An app that pushes a `SteadyScreen` made of `widgets()` when it mounts."""
+    """An app whose default screen is a `SteadyScreen` made of `widgets()`: laid out and drawn before
+    `run_test` hands over (a screen pushed at mount can have its first, whole-screen frame still to come
+    when the test's first `drawn` returns on a loaded machine)."""
 
     class Steady(SteadyScreen):
         def compose(self) -> ComposeResult:
             yield from widgets()
 
     class Host(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(Steady())
+        def get_default_screen(self) -> Screen[Any]:
+            return Steady()
 
     return Host()
 

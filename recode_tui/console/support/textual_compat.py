@@ -36,6 +36,16 @@ reason: read the changelog for these names before raising the bound.
   asked for during a layout (the thumb of a scrollbar the layout moved) reaches the screen only at the
   widget's next idle, so Textual draws one more frame for it, a tenth of a step's CPU. `SteadyScreen`
   draws what is pending in the frame being drawn (the frame that follows for it finds nothing to draw).
+- `Screen.focused` (public, but Textual's reactive redeclared): Textual declares it to repaint the whole
+  screen when the focus moves, a full frame (every row composed again, the screen's own lines drawn again)
+  at each focus change, as dear as a boot's first frame. The widget that loses the focus and the one that
+  gets it repaint themselves (`Widget._on_blur`/`_on_focus`), and the panes whose `:focus-within` styles
+  change are restyled, so repainted. `SteadyScreen` declares it without the repaint.
+- `Screen.refresh(layout=True)` (public, but what Textual's own callers rely on): Textual asks the screen
+  for a layout with a repaint when widgets mount into it (`AwaitMount`, twice at a console's start), and
+  the repaint draws the whole screen again (a full frame, the screen's own lines drawn again). The layout
+  alone marks every widget it placed, moved, resized or hid for the frame, so `SteadyScreen` drops the
+  repaint from a layout; a repaint asked for alone (a screen resumed, a modal gone) stays whole.
 - `Strip.render` (with `Strip._render_cache`, `Strip._segments`, `Console._color_system`): where
   every line a widget draws becomes the characters sent to the terminal, and the only place all of
   them pass. `guard_terminal_output` makes it drop control characters from the text (a model's
@@ -76,14 +86,17 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import DataTable, Log, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
+    from typing_extensions import Self  # typing's from Python 3.11 (pyproject allows 3.10)
     from textual.notifications import Notification
 
     class _AppHost(App[None]):
@@ -128,7 +141,20 @@ class SteadyScrollbars(ScrollView):
 
 
 class SteadyScreen(Screen[None]):
-    """A screen laid out again at a Resize only when its size changed."""
+    """A screen laid out again at a Resize only when its size changed, and not repainted whole at a focus change."""
+
+    # Textual's `focused` repaints the whole screen when it changes; the widgets focused and blurred
+    # repaint themselves (and the panes whose `:focus-within` styles change are restyled, so repainted).
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        """A layout asked for with a repaint (Textual's, when widgets mount into the screen: a console's start
+        asks twice) draws what the layout moved, not the whole screen: the layout marks every widget whose
+        place or size changed (shown, hidden, moved) for the frame; the screen's own lines change only with
+        its styles, which repaint it themselves."""
+        if layout and not regions:
+            repaint = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _screen_resized(self, size: Size) -> None:  # Textual's private hook (see the module docstring)
         if size == self.outer_size:
