@@ -31,7 +31,8 @@ demo: $(STAMP)
 
 # Four workers on two cores, a test module each at a time (module fixtures such as a shared JVM stay in
 # one worker): tests wait on sandbox workers, JVMs, terminals and Textual's frames, so the extra workers use
-# the time two leave idle. The suite is CPU-bound (540-597 CPU-s, 280-308 s idle on 2026-12-07, docs/benchmarks.md);
+# the time two leave idle. The suite is CPU-bound (445 CPU-s, 229 s idle on a fresh clone on the second 2026-12-07
+# machine; 540-597 CPU-s, 280-308 s warm on the first, a slower one: docs/benchmarks.md);
 # one run at three workers took about as long as four, so four stay.
 # The type check runs beside them at a lower priority; its verdict is printed at the end.
 test: $(STAMP)
@@ -50,7 +51,8 @@ check: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow and not heavy" tests/test_layers.py tests/test_type_ignores.py tests/test_docs.py
 
 # The edit loop: no long sweeps, no real engines (the `heavy` tier: ALFWorld, the sandbox worker, tmux,
-# browser, Ray, JVM), which `make test` runs. 64-70 s on an idle 2-core machine on 2026-12-07 (docs/benchmarks.md).
+# browser, Ray, JVM), which `make test` runs. 45 s (79 CPU-s) on an idle 2-core machine on 2026-12-07; 64-70 s on a
+# slower machine the same day (docs/benchmarks.md).
 # Three workers: with no sleeps left to overlap,
 # three fill both cores, and a fourth adds only its start-up and contention (~122 CPU-s against 108-117).
 quick: $(STAMP)
