@@ -217,7 +217,6 @@ async def test_a_fast_proposal_is_shown_as_under_review_not_as_running() -> None
         assert "reviewing a proposal" in first and "review the proposal for n0" in second
 
 
-
 async def test_a_proposal_put_under_review_takes_the_model_clocks_place_at_once(monkeypatch) -> None:
     """The status line said the model was answering; its proposal goes under review: the line says so in
     the same frame, not at the clock's next tick (until then it went on saying the model was answering)."""
@@ -235,6 +234,7 @@ async def test_a_proposal_put_under_review_takes_the_model_clocks_place_at_once(
         first, second = status_lines(page)
         assert "reviewing a proposal" in first and "review the proposal for n0" in second, second
         assert "is answering" not in second
+
 
 # -- item 23: the real-terminal tests skip alike where tmux is missing ------------------------------
 

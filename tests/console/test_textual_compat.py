@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
