@@ -12,6 +12,7 @@ new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -400,7 +401,8 @@ class SessionControl:
         self.show_status()
         if app.loaded:
             app.debug_screen.say("info", f"{title.lower()}…")
-        app.run_worker(self._run(replay, (screen, title), how, prefill, then), group="session", exit_on_error=False)
+        app.run_worker(partial(self._run, replay, (screen, title), how, prefill, then), group="session",  # made at its start
+                       exit_on_error=False)
 
     async def _run(self, replay: Replay, cover: tuple[ReplayCover, str], how: str, prefill: dict[str, str] | None,
                    then: Callable[[], LLM | None] | None = None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Awaitable, Callable
 
 from textual.message import Message
@@ -104,7 +105,9 @@ class AgentDriver(Widget):
             return False
         self._active = True
         self.post_message(self.Started(command).set_sender(self))
-        self.run_worker(self._run(call), group="agent", exit_on_error=False, name=command)
+        # The coroutine is made when the worker starts: a key typed as the console closes starts a worker that
+        # never runs, and a coroutine made for it would be reported "never awaited" in the person's terminal.
+        self.run_worker(partial(self._run, call), group="agent", exit_on_error=False, name=command)
         return True
 
     async def _run(self, call: Callable[[], Awaitable[Stop]]) -> None:
