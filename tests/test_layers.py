@@ -281,7 +281,9 @@ def test_the_console_sessions_read_the_run_not_its_panes() -> None:
 # The session control's floor in the console: above what the run's screen and the app show the parts below
 # them (`run/hosts.py`, `run/requests.py`), below the screens it opens, the panes, the controllers and the app.
 SESSION_PACKAGE = "recode_tui.console.session"
-SESSION_STANDS_ON = ("recode_tui.console.run.hosts", "recode_tui.console.run.requests")
+# ... and `LazyWork` (support/lazy_work.py), an awaitable that imports nothing of the console
+SESSION_STANDS_ON = ("recode_tui.console.run.hosts", "recode_tui.console.run.requests",
+                     "recode_tui.console.support.lazy_work")
 # What may import the session package: the app, which holds it, and the run's builder, which makes it.
 SESSION_HELD_BY = {"recode_tui.console.app", "recode_tui.console.run.run_builder"}
 

@@ -12,7 +12,6 @@ new session. Its `WorkKeeper` (session_work.py) writes the draft and debug.json.
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -44,6 +43,7 @@ from recode_tui.console.run.requests import HandOver, SelectNode, ShowSession
 # What `--resume` names and the game a session played: the setup layer's, named here too for the console's callers.
 from recode_tui.setup.sessions import find_resume as find_resume, journal_llm_note, session_game as session_game
 from recode_tui.console.session.session_work import WorkKeeper
+from recode_tui.console.support.lazy_work import LazyWork
 from envs.registry import make_env
 from envs.registry import EpisodeRef
 
@@ -401,8 +401,8 @@ class SessionControl:
         self.show_status()
         if app.loaded:
             app.debug_screen.say("info", f"{title.lower()}…")
-        app.run_worker(partial(self._run, replay, (screen, title), how, prefill, then), group="session",  # made at its start
-                       exit_on_error=False)
+        app.run_worker(LazyWork(lambda: self._run(replay, (screen, title), how, prefill, then)), group="session",
+                       exit_on_error=False)  # its coroutine made when the worker starts (none if it never does)
 
     async def _run(self, replay: Replay, cover: tuple[ReplayCover, str], how: str, prefill: dict[str, str] | None,
                    then: Callable[[], LLM | None] | None = None) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import partial
 from typing import Awaitable, Callable
 
 from textual.message import Message
@@ -21,6 +20,7 @@ from textual.widget import Widget
 
 from agent.runtime import events as ev
 from agent.runtime.debugger import Debugger, Stop, StepMode
+from recode_tui.console.support.lazy_work import LazyWork
 
 FLUSH_SECONDS = 0.05
 
@@ -107,7 +107,7 @@ class AgentDriver(Widget):
         self.post_message(self.Started(command).set_sender(self))
         # The coroutine is made when the worker starts: a key typed as the console closes starts a worker that
         # never runs, and a coroutine made for it would be reported "never awaited" in the person's terminal.
-        self.run_worker(partial(self._run, call), group="agent", exit_on_error=False, name=command)
+        self.run_worker(LazyWork(lambda: self._run(call)), group="agent", exit_on_error=False, name=command)
         return True
 
     async def _run(self, call: Callable[[], Awaitable[Stop]]) -> None:
