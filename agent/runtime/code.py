@@ -24,7 +24,7 @@ import textwrap
 import threading
 from dataclasses import dataclass
 from types import FrameType
-from typing import overload
+from typing import Any, overload
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S | re.I)
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|$)", re.S | re.I)
@@ -55,6 +55,26 @@ class UnparsableCode(SyntaxError):
 # the first raises "SystemError: AST constructor recursion depth mismatch" (seen in `eval`, whose
 # LLMs are built in a thread while episodes parse answers). One parse at a time.
 _PARSE_LOCK = threading.RLock()
+# The race is CPython's (gh-106905), fixed in 3.11.8 and 3.12.2. Before those, every `ast.parse` in the
+# process can lose it, not only ours: the traceback module parses a line to place its carets, pytest parses
+# the modules it rewrites, a library may parse its own sources. There `ast.parse` itself takes the lock.
+RACY_AST_PARSE = (3, 11) <= sys.version_info[:3] < (3, 11, 8) or (3, 12) <= sys.version_info[:3] < (3, 12, 2)
+
+
+def _one_parse_at_a_time() -> None:
+    parse = ast.parse
+    if getattr(parse, "__qualname__", "").endswith("locked_parse"):  # a module reloaded: wrapped already
+        return
+
+    def locked_parse(*args: Any, **kwargs: Any) -> Any:
+        with _PARSE_LOCK:
+            return parse(*args, **kwargs)
+
+    ast.parse = locked_parse
+
+
+if RACY_AST_PARSE:
+    _one_parse_at_a_time()
 
 
 @overload

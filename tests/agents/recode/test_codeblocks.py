@@ -3,7 +3,7 @@
 import pytest
 
 from agent.agents.recode.codeblocks import validate
-from agent.runtime.code import InvalidAnswer, calls_name, parse_answer, safe_parse, split_blocks
+from agent.runtime.code import RACY_AST_PARSE, InvalidAnswer, calls_name, parse_answer, safe_parse, split_blocks
 
 
 def test_think_and_execute_are_separated():
@@ -117,3 +117,52 @@ def test_code_the_parser_gives_up_on_is_an_invalid_answer():
     assert not calls_name(huge, "x")
     with pytest.raises(SyntaxError):
         safe_parse("x = " + "-" * 100_000 + "1")  # MemoryError inside the parser
+
+
+@pytest.mark.skipif(not RACY_AST_PARSE, reason="this CPython's AST converter keeps its depth per call (3.11.8+, 3.12.2+)")
+def test_two_threads_parsing_while_finalizers_run_raise_nothing() -> None:
+    """On CPython 3.11 before 3.11.8 a parse in one thread, interrupted by a finalizer that lets another thread
+    parse, raised "SystemError: AST constructor recursion depth mismatch" (a run ended as an internal error in
+    a full test run under load): every `ast.parse`, the traceback module's and pytest's included, now takes one
+    lock there. Without the lock this raised in every round here (3.11.2 and 3.11.7)."""
+    import ast
+    import gc
+    import threading
+    import time
+
+    class Waits:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: the collector frees it, in whichever thread it runs
+
+        def __del__(self) -> None:
+            time.sleep(0.001)  # a finalizer that waits lets another thread run
+
+    source = "\n".join(f"x{i} = [{', '.join(map(str, range(30)))}]" for i in range(300))
+    stop, errors = threading.Event(), []
+
+    def parse_beside() -> None:
+        while not stop.is_set():
+            try:
+                ast.parse("a = (1 + (2 * (3 - (4 / (5 + 6)))))")
+            except SystemError as error:
+                errors.append(error)
+
+    beside = threading.Thread(target=parse_beside, daemon=True)
+    thresholds = gc.get_threshold()
+    gc.freeze()  # the collections below look at this test's objects only, not the whole test process's
+    beside.start()
+    try:
+        gc.set_threshold(50, 1, 1)
+        for _ in range(3):
+            for _ in range(200):
+                Waits()
+            try:
+                ast.parse(source)
+            except SystemError as error:
+                errors.append(error)
+    finally:
+        gc.set_threshold(*thresholds)
+        stop.set()
+        beside.join()
+        gc.unfreeze()
+    assert errors == []
