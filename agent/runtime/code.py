@@ -63,7 +63,8 @@ RACY_AST_PARSE = (3, 11) <= sys.version_info[:3] < (3, 11, 8) or (3, 12) <= sys.
 
 def _one_parse_at_a_time() -> None:
     parse = ast.parse
-    if getattr(parse, "__qualname__", "").endswith("locked_parse"):  # a module reloaded: wrapped already
+    wrapped = getattr(parse, "__qualname__", "").endswith("locked_parse")  # dynamic: ast.parse as it is now
+    if wrapped:  # this module reloaded: its lock is on already
         return
 
     def locked_parse(*args: Any, **kwargs: Any) -> Any:
