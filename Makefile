@@ -31,8 +31,8 @@ demo: $(STAMP)
 
 # Four workers on two cores, a test module each at a time (module fixtures such as a shared JVM stay in
 # one worker): tests wait on sandbox workers, JVMs, terminals and Textual's frames, so the extra workers use
-# the time two leave idle. The suite is CPU-bound (445 CPU-s, 229 s idle on a fresh clone on the second 2026-12-07
-# machine; 540-597 CPU-s, 280-308 s warm on the first, a slower one: docs/benchmarks.md);
+# the time two leave idle. The suite is CPU-bound (392-407 CPU-s, 203-210 s idle on a fresh clone on the second
+# 2026-12-07 machine; 540-597 CPU-s, 280-308 s warm on the first, a slower one: docs/benchmarks.md);
 # one run at three workers took about as long as four, so four stay.
 # The type check runs beside them at a lower priority; its verdict is printed at the end.
 test: $(STAMP)
