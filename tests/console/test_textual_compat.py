@@ -272,7 +272,6 @@ async def test_a_focus_change_repaints_the_two_widgets_it_moves_between_not_the_
     """`SteadyScreen.focused`: Textual repaints the whole screen when the focus moves (a full frame: the
     screen's own lines behind every pane drawn again, every row composed again); here the widget that lost
     it and the one that got it repaint themselves, each with its focus border (what a person sees)."""
-    from textual.strip import Strip
     from textual.widgets import Static
 
     from tests.console.helpers import drawn
@@ -287,14 +286,7 @@ async def test_a_focus_change_repaints_the_two_widgets_it_moves_between_not_the_
         screen = app.screen
         screen.set_focus(screen.query_one("#one"))
         await drawn(app)
-        screen_lines: list[int] = []
-        draw = screen.render_line
-
-        def drawing(y: int) -> Strip:
-            screen_lines.append(y)
-            return draw(y)
-
-        screen.render_line = drawing  # type: ignore[method-assign]
+        screen_lines = lines_drawn_by(screen)
         screen.set_focus(screen.query_one("#two"))
         await drawn(app)
         assert screen_lines == []
@@ -307,7 +299,6 @@ async def test_widgets_mounted_into_the_screen_are_drawn_without_the_whole_scree
     """`SteadyScreen.refresh`: Textual asks the screen for a layout and a repaint when widgets mount into it
     (twice at a console's start), and the repaint draws the screen's own lines and composes every row again;
     here the layout's frame draws what it placed or moved, and a removal shows what was beneath."""
-    from textual.strip import Strip
     from textual.widgets import Static
 
     from tests.console.helpers import drawn
@@ -316,14 +307,7 @@ async def test_widgets_mounted_into_the_screen_are_drawn_without_the_whole_scree
     async with app.run_test(size=(30, 8)):
         await drawn(app)
         screen = app.screen
-        screen_lines: list[int] = []
-        draw = screen.render_line
-
-        def drawing(y: int) -> Strip:
-            screen_lines.append(y)
-            return draw(y)
-
-        screen.render_line = drawing  # type: ignore[method-assign]
+        screen_lines = lines_drawn_by(screen)
         await screen.mount(Static("second", id="second"), before="#first")
         await drawn(app)
         assert screen_lines == []
@@ -401,6 +385,21 @@ def test_the_inner_and_outer_styles_are_textuals_cached_by_colour_holding_no_sty
     held = weakref.ref(cache)
     del cache
     assert held() is None
+
+
+def lines_drawn_by(screen: Screen[Any]) -> list[int]:
+    """The rows the screen draws of its own from now on (a whole-screen repaint draws every one of them)."""
+    from textual.strip import Strip
+
+    drawn_rows: list[int] = []
+    draw = screen.render_line
+
+    def drawing(y: int) -> Strip:
+        drawn_rows.append(y)
+        return draw(y)
+
+    screen.render_line = drawing  # type: ignore[method-assign]
+    return drawn_rows
 
 
 def hosting_a_steady_screen(widgets: Callable[[], list[Widget]]) -> App[None]:
